@@ -1,0 +1,33 @@
+package io.phoenixtxn.tm;
+
+/** Why a transaction aborted. Each reason carries the wording that reaches the JDBC error message. */
+public enum AbortReason {
+    CONFLICT("a concurrent transaction committed a write to the same row after this transaction started;"
+            + " retry the transaction"),
+    FENCE("an index is being created on a table this transaction writes (the transaction started before the"
+            + " index fence); retry the transaction"),
+    BELOW_LOW_WATER_MARK("the transaction started before the transaction manager's low-water mark (it ran too"
+            + " long, or a TM failover happened); retry the transaction"),
+    CONFLICT_HISTORY_FULL("the transaction manager's conflict table had no room to remember this commit without"
+            + " forgetting writes newer than the transaction's start; retry, or raise"
+            + " phoenix.txn.tm.conflict.entries"),
+    LEASE_LOST("the transaction manager lost its primary lease before deciding; retry the transaction"),
+    INVALIDATED("a reader found this transaction's write still pending and aborted it (Omid LL force-abort);"
+            + " retry the transaction"),
+    CLIENT_ROLLBACK("rolled back by the client");
+
+    private final String explanation;
+
+    AbortReason(String explanation) {
+        this.explanation = explanation;
+    }
+
+    public String explanation() {
+        return explanation;
+    }
+
+    /** Aborts a retry of the same transaction can get past. */
+    public boolean isRetryable() {
+        return this != CLIENT_ROLLBACK;
+    }
+}

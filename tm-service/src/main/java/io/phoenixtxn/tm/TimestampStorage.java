@@ -1,0 +1,14 @@
+package io.phoenixtxn.tm;
+
+/**
+ * Durable upper bound of every timestamp a TM may have issued (FAST'17 sec. 6, "maxTS"). A primary reserves an
+ * epoch by moving it forward with compare-and-set before it issues timestamps from the epoch; a new primary
+ * starts above it. Implementations: in memory (single process), ZooKeeper (HA).
+ */
+public interface TimestampStorage {
+    /** The current reservation, 0 if none was ever made. */
+    long getMaxTimestamp() throws TmException;
+
+    /** Atomically replaces {@code expected} with {@code newMax}; false if someone else changed it. */
+    boolean compareAndSet(long expected, long newMax) throws TmException;
+}

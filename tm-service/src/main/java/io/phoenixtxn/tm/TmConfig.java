@@ -1,0 +1,87 @@
+package io.phoenixtxn.tm;
+
+import java.util.function.Function;
+
+/**
+ * TM settings, read from hbase-site.xml-style keys (any key lookup works: a Hadoop Configuration, Properties).
+ * Every key is listed in the README's configuration table.
+ */
+public final class TmConfig {
+    public static final String CONFLICT_ENTRIES = "phoenix.txn.tm.conflict.entries";
+    public static final String CONFLICT_ASSOCIATIVITY = "phoenix.txn.tm.conflict.associativity";
+    public static final String TIMESTAMP_RESERVATION_MS = "phoenix.txn.tm.timestamp.reservation.ms";
+    public static final String MAX_WRITE_SET = "phoenix.txn.tm.max.writeset.size";
+
+    public static final int DEFAULT_CONFLICT_ENTRIES = 1 << 22;
+    public static final int DEFAULT_CONFLICT_ASSOCIATIVITY = 32;
+    public static final long DEFAULT_TIMESTAMP_RESERVATION_MS = 10_000;
+    public static final int DEFAULT_MAX_WRITE_SET = 1 << 20;
+
+    private final int conflictEntries;
+    private final int conflictAssociativity;
+    private final long timestampReservationMs;
+    private final int maxWriteSet;
+
+    private TmConfig(int conflictEntries, int conflictAssociativity, long timestampReservationMs, int maxWriteSet) {
+        this.conflictEntries = conflictEntries;
+        this.conflictAssociativity = conflictAssociativity;
+        this.timestampReservationMs = timestampReservationMs;
+        this.maxWriteSet = maxWriteSet;
+    }
+
+    public static TmConfig defaults() {
+        return from(key -> null);
+    }
+
+    /** Reads every key through {@code lookup} (null = default); bad values fail with the key's name. */
+    public static TmConfig from(Function<String, String> lookup) {
+        int entries = (int) positive(lookup, CONFLICT_ENTRIES, DEFAULT_CONFLICT_ENTRIES);
+        int associativity = (int) positive(lookup, CONFLICT_ASSOCIATIVITY, DEFAULT_CONFLICT_ASSOCIATIVITY);
+        if (associativity > entries) {
+            throw new IllegalArgumentException(CONFLICT_ASSOCIATIVITY + "=" + associativity + " exceeds "
+                    + CONFLICT_ENTRIES + "=" + entries + "; use fewer ways or more entries");
+        }
+        return new TmConfig(entries, associativity,
+                positive(lookup, TIMESTAMP_RESERVATION_MS, DEFAULT_TIMESTAMP_RESERVATION_MS),
+                (int) positive(lookup, MAX_WRITE_SET, DEFAULT_MAX_WRITE_SET));
+    }
+
+    static long positive(Function<String, String> lookup, String key, long dflt) {
+        String raw = lookup.apply(key);
+        if (raw == null || raw.isBlank()) {
+            return dflt;
+        }
+        long value;
+        try {
+            value = Long.parseLong(raw.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + "='" + raw + "' is not a number; remove it to use the default "
+                    + dflt, e);
+        }
+        if (value <= 0 || value > Integer.MAX_VALUE && !key.endsWith(".ms")) {
+            throw new IllegalArgumentException(key + "=" + raw + " is out of range; use a positive value (default "
+                    + dflt + ")");
+        }
+        return value;
+    }
+
+    public int conflictEntries() {
+        return conflictEntries;
+    }
+
+    public int conflictAssociativity() {
+        return conflictAssociativity;
+    }
+
+    public long timestampReservationMs() {
+        return timestampReservationMs;
+    }
+
+    public int maxWriteSet() {
+        return maxWriteSet;
+    }
+
+    public TmConfig withConflictEntries(int entries) {
+        return new TmConfig(entries, Math.min(conflictAssociativity, entries), timestampReservationMs, maxWriteSet);
+    }
+}

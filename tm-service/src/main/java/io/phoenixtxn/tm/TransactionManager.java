@@ -1,0 +1,35 @@
+package io.phoenixtxn.tm;
+
+/**
+ * The control plane of every transaction (FAST'17 sec. 5.3, VLDB'18 Alg. 2). Implemented in process by
+ * {@link TransactionManagerCore} and over the network by the TM client; callers cannot tell the two apart.
+ *
+ * <p>Write sets and table ids are 64-bit hashes ({@link WriteSetHashing}); the TM never sees keys.
+ */
+public interface TransactionManager extends AutoCloseable {
+
+    /** A new start timestamp (= transaction id), a slot start in {@link io.phoenixtxn.snapshot.TimestampLayout}. */
+    long begin() throws TmException;
+
+    /**
+     * Decides a transaction: a commit timestamp, or an abort with its reason. Does not write anything durable; the
+     * client's commit-table write is the commit point (Omid LL).
+     *
+     * @param txId     the start timestamp returned by {@link #begin()}
+     * @param rowHashes hashes of every (table, row) the transaction wrote and wants conflict detection for
+     * @param tableIds hashes of every table it wrote, including conflict-free writes (fences apply to them)
+     */
+    CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException;
+
+    /**
+     * A fence timestamp for a table: every transaction that started before it and writes the table aborts at
+     * commit; every later one is unaffected. Fences survive a TM failover.
+     */
+    long fence(long tableId) throws TmException;
+
+    /** Transactions that started below this timestamp can no longer commit. */
+    long lowWaterMark() throws TmException;
+
+    @Override
+    void close();
+}

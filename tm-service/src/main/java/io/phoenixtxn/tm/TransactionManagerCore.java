@@ -1,0 +1,167 @@
+package io.phoenixtxn.tm;
+
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The TM's decision logic, in process: oracle, conflict table, fences and low-water mark. The embedded TM is this
+ * class; the network server puts it behind a socket; HA wraps it with a ZooKeeper lease and stores.
+ *
+ * <p>Fence ordering: a commit's fence check and its commit timestamp happen under the read side of a lock whose
+ * write side covers a fence's timestamp and registration. So a writer of a fenced table either commits below the
+ * fence timestamp (its writes are in the fence snapshot the index is built from) or sees the fence and aborts.
+ */
+public final class TransactionManagerCore implements TransactionManager {
+    private final TmConfig config;
+    private final TimestampOracle oracle;
+    private final ConflictTable conflicts;
+    private final FenceRegistry fences;
+    private final LowWaterMark lowWaterMark;
+    private final Lease lease;
+    private final ReadWriteLock fenceOrder = new ReentrantReadWriteLock();
+    private volatile String stoppedBecause;
+
+    private TransactionManagerCore(TmConfig config, TimestampOracle oracle, FenceStore fenceStore, Lease lease) {
+        this.config = config;
+        this.oracle = oracle;
+        this.lowWaterMark = new LowWaterMark();
+        this.conflicts = new ConflictTable(config.conflictEntries(), config.conflictAssociativity(), lowWaterMark);
+        this.fences = new FenceRegistry(fenceStore);
+        this.lease = lease;
+    }
+
+    /**
+     * Creates a TM and makes it primary: reserves a new timestamp epoch, loads fences, and raises the low-water mark
+     * to the previous epoch (this TM's empty conflict table knows nothing of older commits).
+     */
+    public static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
+                                               FenceStore fenceStore, Lease lease) throws TmException {
+        TimestampOracle oracle = new TimestampOracle(clock, timestamps, config.timestampReservationMs());
+        TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease);
+        long previousEpochMax = oracle.initialize();
+        tm.lowWaterMark.raiseTo(previousEpochMax);
+        tm.fences.load();
+        return tm;
+    }
+
+    /** A single-process TM with in-memory storage: tests and the embedded stack without HA. */
+    public static TransactionManagerCore startInMemory(TmConfig config) {
+        try {
+            return start(config, Clock.SYSTEM, new InMemoryTimestampStorage(), FenceStore.inMemory(),
+                    Lease.ALWAYS_HELD);
+        } catch (TmException e) {
+            throw new IllegalStateException("in-memory storage cannot fail", e);
+        }
+    }
+
+    @Override
+    public long begin() throws TmException {
+        checkServing();
+        try {
+            return oracle.next();
+        } catch (LostPrimacyException e) {
+            stop(e.getMessage());
+            throw e;
+        }
+    }
+
+    @Override
+    public CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException {
+        checkServing();
+        if (rowHashes.length > config.maxWriteSet()) {
+            throw new TmException("Write set of " + rowHashes.length + " rows exceeds " + TmConfig.MAX_WRITE_SET
+                    + "=" + config.maxWriteSet() + "; split the transaction or raise the limit");
+        }
+        if (txId < lowWaterMark.get()) {
+            return CommitDecision.aborted(AbortReason.BELOW_LOW_WATER_MARK);
+        }
+        long commitTs;
+        fenceOrder.readLock().lock();
+        try {
+            if (fences.blocks(txId, tableIds)) {
+                return CommitDecision.aborted(AbortReason.FENCE);
+            }
+            commitTs = oracle.next();
+        } catch (LostPrimacyException e) {
+            stop(e.getMessage());
+            throw e;
+        } finally {
+            fenceOrder.readLock().unlock();
+        }
+        switch (conflicts.checkAndRecord(txId, rowHashes, commitTs)) {
+            case CONFLICT:
+                return CommitDecision.aborted(AbortReason.CONFLICT);
+            case NO_ROOM:
+                return CommitDecision.aborted(AbortReason.CONFLICT_HISTORY_FULL);
+            default:
+                break;
+        }
+        // Checked last: a primary paused anywhere above must not let a commit out after its lease ran out.
+        if (!lease.isHeld()) {
+            return CommitDecision.aborted(AbortReason.LEASE_LOST);
+        }
+        return CommitDecision.committed(commitTs);
+    }
+
+    @Override
+    public long fence(long tableId) throws TmException {
+        checkServing();
+        fenceOrder.writeLock().lock();
+        try {
+            long fenceTs = oracle.next();
+            fences.add(tableId, fenceTs);
+            return fenceTs;
+        } catch (LostPrimacyException e) {
+            stop(e.getMessage());
+            throw e;
+        } finally {
+            fenceOrder.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public long lowWaterMark() throws TmException {
+        checkServing();
+        return lowWaterMark.get();
+    }
+
+    /** Base of the current epoch: timestamps at or below it were issued by an earlier primary (or never). */
+    public long epochBase() {
+        return oracle.epochBase();
+    }
+
+    public TimestampOracle oracle() {
+        return oracle;
+    }
+
+    public int conflictTableCapacity() {
+        return conflicts.capacity();
+    }
+
+    /** Stops serving for good (lost primacy, shutdown); every later call fails with the reason. */
+    public void stop(String reason) {
+        if (stoppedBecause == null) {
+            stoppedBecause = reason;
+        }
+    }
+
+    public boolean isServing() {
+        return stoppedBecause == null;
+    }
+
+    @Override
+    public void close() {
+        stop("the transaction manager was shut down");
+    }
+
+    private void checkServing() throws TmException {
+        String reason = stoppedBecause;
+        if (reason != null) {
+            throw new TmException("Transaction manager is not serving: " + reason);
+        }
+        if (!lease.isHeld()) {
+            throw new TmException("Transaction manager is not primary (its lease is not held); clients fail over"
+                    + " to the current primary");
+        }
+    }
+}
