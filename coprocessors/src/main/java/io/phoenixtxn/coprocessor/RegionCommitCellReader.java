@@ -1,0 +1,32 @@
+package io.phoenixtxn.coprocessor;
+
+import io.phoenixtxn.client.CommitCellReader;
+import io.phoenixtxn.client.OnDiskLayout;
+import io.phoenixtxn.snapshot.Visibility;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.Region;
+
+import java.io.IOException;
+import java.util.List;
+
+/** Reads a commit cell from the local region, bypassing coprocessors (no RPC, no recursion into observers). */
+final class RegionCommitCellReader implements CommitCellReader {
+    private final Region region;
+
+    RegionCommitCellReader(Region region) {
+        this.region = region;
+    }
+
+    @Override
+    public long read(byte[] row, byte[] family, byte[] qualifier, long version) throws IOException {
+        Get get = new Get(row).addColumn(family, OnDiskLayout.commitQualifier(qualifier)).setTimestamp(version);
+        List<Cell> cells = region instanceof HRegion ? ((HRegion) region).get(get, false)
+                : region.get(get).listCells();
+        if (cells == null || cells.isEmpty()) {
+            return Visibility.NOT_COMMITTED;
+        }
+        return OnDiskLayout.commitTimestampOf(cells.get(0));
+    }
+}

@@ -1,0 +1,129 @@
+package io.phoenixtxn.stack;
+
+import sqlline.SqlLine;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The launcher of the embedded stack (README's first command). Modes:
+ * <pre>
+ *   (none)        start the stack and open sqlline on it
+ *   --demo        run a short, self-checking demo and exit (0 = every step behaved)
+ *   --sql FILE    run a SQL script through sqlline and exit with its status
+ *   --serve       keep the stack up, print its JDBC URL, stop on Ctrl-C / SIGTERM
+ *   -Dkey=value   hbase-site.xml overrides (repeatable)
+ * </pre>
+ * A watchdog halts the JVM if start-up or shutdown hangs: a minicluster that dies half-way leaves non-daemon
+ * threads behind that would otherwise keep the process alive forever.
+ */
+public final class PhoenixTxnStack {
+    private static final long STARTUP_LIMIT_S = Long.getLong("phoenix.txn.stack.startup.timeout.s", 300);
+    private static final long SHUTDOWN_LIMIT_S = 60;
+
+    private PhoenixTxnStack() {
+    }
+
+    public static void main(String[] args) {
+        int status;
+        try {
+            status = run(args);
+        } catch (Exception e) {
+            System.err.println("phoenix-txn stack failed: " + e);
+            e.printStackTrace(System.err);
+            status = 1;
+        }
+        haltAfter(SHUTDOWN_LIMIT_S, "shutdown");
+        System.exit(status);
+    }
+
+    static int run(String[] args) throws Exception {
+        String mode = "sqlline";
+        String sqlFile = null;
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--demo":
+                    mode = "demo";
+                    break;
+                case "--serve":
+                    mode = "serve";
+                    break;
+                case "--sql":
+                    if (i + 1 >= args.length) {
+                        throw new IllegalArgumentException("--sql needs a file name");
+                    }
+                    mode = "sql";
+                    sqlFile = args[++i];
+                    if (!Files.isReadable(Path.of(sqlFile))) {
+                        throw new IllegalArgumentException("--sql " + sqlFile + ": no such readable file");
+                    }
+                    break;
+                case "-h":
+                case "--help":
+                    System.out.println("usage: phoenix-txn-stack [--demo | --sql FILE | --serve] [-Dkey=value ...]");
+                    return 0;
+                default:
+                    if (args[i].startsWith("-D") && args[i].contains("=")) {
+                        String kv = args[i].substring(2);
+                        overrides.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+                    } else {
+                        throw new IllegalArgumentException("Unknown argument '" + args[i] + "'; try --help");
+                    }
+            }
+        }
+        Thread startupWatchdog = haltAfter(STARTUP_LIMIT_S, "start-up");
+        System.err.println("Starting HBase minicluster + phoenix-txn TM + Phoenix (about 35 s)...");
+        try (EmbeddedStack stack = EmbeddedStack.start(overrides)) {
+            startupWatchdog.interrupt();
+            System.out.println("JDBC URL: " + stack.jdbcUrl());
+            switch (mode) {
+                case "demo":
+                    new Demo(stack, System.out).run();
+                    return 0;
+                case "sql":
+                    return sqlline(stack, List.of("-f", sqlFile));
+                case "serve":
+                    return serve(stack);
+                default:
+                    return sqlline(stack, List.of());
+            }
+        }
+    }
+
+    private static int sqlline(EmbeddedStack stack, List<String> extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("-d", "org.apache.phoenix.jdbc.PhoenixDriver", "-u",
+                stack.jdbcUrl(), "-n", "none", "-p", "none", "--color=true", "--fastConnect=false",
+                "--verbose=true", "--incremental=false", "--isolation=TRANSACTION_READ_COMMITTED"));
+        args.addAll(extra);
+        SqlLine.Status status = SqlLine.start(args.toArray(new String[0]), null, false);
+        return status == SqlLine.Status.OK ? 0 : 2;
+    }
+
+    private static int serve(EmbeddedStack stack) throws Exception {
+        throw new IllegalStateException("SERVE_PENDING");
+    }
+
+    /** Halts the JVM if the phase does not finish in time; interrupt the returned thread to cancel. */
+    private static Thread haltAfter(long seconds, String phase) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                TimeUnit.SECONDS.sleep(seconds);
+                System.err.println("phoenix-txn stack: " + phase + " did not finish in " + seconds
+                        + " s; halting the JVM");
+                Runtime.getRuntime().halt(3);
+            } catch (InterruptedException cancelled) {
+                // phase finished
+            }
+        }, "watchdog-" + phase);
+        watchdog.setDaemon(true);
+        watchdog.start();
+        return watchdog;
+    }
+}

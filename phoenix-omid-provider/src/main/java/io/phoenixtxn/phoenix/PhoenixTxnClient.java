@@ -1,0 +1,45 @@
+package io.phoenixtxn.phoenix;
+
+import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.tm.TransactionManager;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.phoenix.transaction.PhoenixTransactionClient;
+
+import java.io.IOException;
+import java.util.function.Supplier;
+
+/**
+ * What Phoenix caches per connection service for our provider: an HBase connection for the commit table and
+ * post-commit, and a {@link TxnClient} that asks the TM supplier on every call.
+ */
+final class PhoenixTxnClient implements PhoenixTransactionClient {
+    private final Connection hbase;
+    private final TxnClient client;
+
+    PhoenixTxnClient(Configuration conf) throws IOException {
+        Supplier<TransactionManager> tm = TmLocator.locate(conf);
+        this.hbase = ConnectionFactory.createConnection(conf);
+        try {
+            this.client = new TxnClient(hbase, tm, TxnClientConfig.from(conf::get));
+        } catch (IOException | RuntimeException e) {
+            hbase.close();
+            throw e;
+        }
+    }
+
+    TxnClient txnClient() {
+        return client;
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            client.close();
+        } finally {
+            hbase.close();
+        }
+    }
+}

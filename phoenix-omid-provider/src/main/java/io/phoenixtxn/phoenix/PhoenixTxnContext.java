@@ -1,0 +1,236 @@
+package io.phoenixtxn.phoenix;
+
+import io.phoenixtxn.client.Transaction;
+import io.phoenixtxn.client.TxnAbortedException;
+import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.snapshot.CheckpointLimitException;
+import io.phoenixtxn.snapshot.Snapshot;
+import io.phoenixtxn.snapshot.SnapshotCodec;
+import io.phoenixtxn.snapshot.VisibilityLevel;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.phoenix.exception.SQLExceptionCode;
+import org.apache.phoenix.exception.SQLExceptionInfo;
+import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.schema.PTable;
+import org.apache.phoenix.transaction.PhoenixTransactionClient;
+import org.apache.phoenix.transaction.PhoenixTransactionContext;
+import org.apache.phoenix.transaction.TransactionFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.Arrays;
+
+/**
+ * Phoenix's per-MutationState transaction handle. Holds the {@link Transaction} (or none) and, when it belongs to a
+ * connection, resolves the client through Phoenix's connection service on every call: a context never caches a TM.
+ * Contexts without a connection (decoded on a region server, or sub-task children) read and write but cannot begin
+ * or commit.
+ */
+final class PhoenixTxnContext implements PhoenixTransactionContext {
+    private static final Logger LOG = LoggerFactory.getLogger(PhoenixTxnContext.class);
+
+    private final PhoenixConnection connection;
+    private volatile Transaction tx;
+
+    PhoenixTxnContext(PhoenixConnection connection, Transaction tx) {
+        this.connection = connection;
+        this.tx = tx;
+    }
+
+    private TxnClient client() throws SQLException {
+        if (connection == null) {
+            throw new SQLExceptionInfo.Builder(SQLExceptionCode.NULL_TRANSACTION_CONTEXT).build().buildException();
+        }
+        PhoenixTransactionClient client = connection.getQueryServices()
+                .initTransactionClient(TransactionFactory.Provider.OMID);
+        if (!(client instanceof PhoenixTxnClient)) {
+            ProviderSlot.verify();
+            throw SqlErrors.failed("Phoenix returned transaction client " + client + " for the OMID slot", null);
+        }
+        return ((PhoenixTxnClient) client).txnClient();
+    }
+
+    Transaction transaction() {
+        return tx;
+    }
+
+    /** The running transaction, for table wrappers; their calls fail clearly when none is attached. */
+    Transaction requireTransaction() throws IOException {
+        Transaction current = tx;
+        if (current == null) {
+            throw new IOException("No transaction is attached to this Phoenix context; begin one first");
+        }
+        return current;
+    }
+
+    @Override
+    public void begin() throws SQLException {
+        try {
+            tx = client().begin();
+        } catch (IOException e) {
+            throw SqlErrors.failed("Could not begin a transaction: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void commit() throws SQLException {
+        Transaction current = tx;
+        if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
+            return;
+        }
+        try {
+            client().commit(current);
+        } catch (TxnAbortedException e) {
+            throw SqlErrors.aborted(e);
+        } catch (IOException | RuntimeException e) {
+            throw SqlErrors.failed("Commit of transaction " + current.txId() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void abort() throws SQLException {
+        Transaction current = tx;
+        if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
+            return;
+        }
+        try {
+            client().abort(current);
+        } catch (IOException e) {
+            throw SqlErrors.failed("Rollback of transaction " + current.txId() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void checkpoint(boolean hasUncommittedData) throws SQLException {
+        try {
+            requireTransaction().checkpoint();
+        } catch (CheckpointLimitException e) {
+            throw SqlErrors.failed(e.getMessage(), e);
+        } catch (IOException e) {
+            throw SqlErrors.failed("Checkpoint failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void commitDDLFence(PTable dataTable) throws SQLException {
+        TableName physical = TableName.valueOf(dataTable.getPhysicalName().getBytes());
+        try {
+            long fence = client().fence(physical);
+            // Like a transaction that begins at the fence: Phoenix calls begin() right after this.
+            tx = Transaction.readOnlyView(Snapshot.begin(fence));
+            LOG.info("Write fence on {} at {}", physical, fence);
+        } catch (IOException | RuntimeException e) {
+            throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)
+                    .setSchemaName(dataTable.getSchemaName().getString())
+                    .setTableName(dataTable.getTableName().getString()).setRootCause(e)
+                    .setMessage(e.getMessage()).build().buildException();
+        }
+    }
+
+    /** No-op: the TM checks fences at commit against the ids of every table in the write set. */
+    @Override
+    public void markDMLFence(PTable dataTable) {
+    }
+
+    @Override
+    public void join(PhoenixTransactionContext ctx) {
+        if (ctx == PhoenixTransactionContext.NULL_CONTEXT || !(ctx instanceof PhoenixTxnContext)) {
+            return;
+        }
+        Transaction child = ((PhoenixTxnContext) ctx).tx;
+        Transaction current = tx;
+        if (child != null && current != null && child != current) {
+            current.join(child);
+        }
+    }
+
+    @Override
+    public boolean isTransactionRunning() {
+        return tx != null;
+    }
+
+    @Override
+    public void reset() {
+        tx = null;
+    }
+
+    @Override
+    public long getTransactionId() {
+        return running().txId();
+    }
+
+    @Override
+    public long getReadPointer() {
+        return running().readPointer();
+    }
+
+    @Override
+    public long getWritePointer() {
+        return running().writePointer();
+    }
+
+    @Override
+    public void setVisibilityLevel(PhoenixVisibilityLevel level) {
+        running().setVisibilityLevel(VisibilityLevel.valueOf(level.name()));
+    }
+
+    @Override
+    public PhoenixVisibilityLevel getVisibilityLevel() {
+        return PhoenixVisibilityLevel.valueOf(running().visibilityLevel().name());
+    }
+
+    @Override
+    public byte[] encodeTransaction() throws SQLException {
+        Transaction current = tx;
+        if (current == null) {
+            throw SqlErrors.failed("No transaction to encode", null);
+        }
+        byte[] snapshot = SnapshotCodec.encode(current.snapshot());
+        byte[] encoded = Arrays.copyOf(snapshot, snapshot.length + 1);
+        encoded[snapshot.length] = getProvider().getCode();
+        return encoded;
+    }
+
+    @Override
+    public TransactionFactory.Provider getProvider() {
+        return TransactionFactory.Provider.OMID;
+    }
+
+    @Override
+    public PhoenixTransactionContext newTransactionContext(PhoenixTransactionContext ctx, boolean subTask) {
+        PhoenixTxnContext other = (PhoenixTxnContext) ctx;
+        Transaction otherTx = other.tx;
+        if (subTask) {
+            return new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView());
+        }
+        return new PhoenixTxnContext(other.connection, otherTx);
+    }
+
+    @Override
+    public Table getTransactionalTable(Table htable, boolean isConflictFree) {
+        return new PhoenixTxnTable(this, htable, isConflictFree, false);
+    }
+
+    @Override
+    public Table getTransactionalTableWriter(PhoenixConnection conn, PTable table, Table htable, boolean isIndex) {
+        // isIndex: the initial population of a new index, whose rows are committed as they land (the index only
+        // becomes ACTIVE once population succeeded).
+        return new PhoenixTxnTable(this, htable, table.isImmutableRows() || isIndex, isIndex);
+    }
+
+    private Transaction running() {
+        Transaction current = tx;
+        if (current == null) {
+            throw new IllegalStateException("No transaction is running in this Phoenix context");
+        }
+        return current;
+    }
+
+    @Override
+    public String toString() {
+        return "PhoenixTxnContext{" + tx + "}";
+    }
+}

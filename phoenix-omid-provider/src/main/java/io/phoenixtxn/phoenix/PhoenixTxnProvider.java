@@ -1,0 +1,98 @@
+package io.phoenixtxn.phoenix;
+
+import io.phoenixtxn.client.ObserverNames;
+import io.phoenixtxn.client.TransactionalTable;
+import io.phoenixtxn.client.Transaction;
+import io.phoenixtxn.snapshot.SnapshotCodec;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.phoenix.jdbc.ConnectionInfo;
+import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.transaction.PhoenixTransactionClient;
+import org.apache.phoenix.transaction.PhoenixTransactionContext;
+import org.apache.phoenix.transaction.PhoenixTransactionProvider;
+import org.apache.phoenix.transaction.TransactionFactory;
+
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.Arrays;
+
+/**
+ * phoenix-txn as Phoenix's transaction provider. Stateless singleton that sits in the OMID slot
+ * ({@link ProviderSlot}); per-connection-service state lives in {@link PhoenixTxnClient}, per-transaction state
+ * in {@link PhoenixTxnContext}.
+ */
+public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
+    public static final PhoenixTxnProvider INSTANCE = new PhoenixTxnProvider();
+
+    private PhoenixTxnProvider() {
+    }
+
+    @Override
+    public PhoenixTransactionContext getTransactionContext(byte[] txnBytes) throws IOException {
+        // Region servers and MapReduce decode here without any TM: a read-only view of the snapshot.
+        if (txnBytes == null || txnBytes.length <= 1) {
+            return new PhoenixTxnContext(null, null);
+        }
+        byte[] payload = Arrays.copyOf(txnBytes, txnBytes.length - 1);
+        try {
+            return new PhoenixTxnContext(null, Transaction.readOnlyView(SnapshotCodec.decode(payload)));
+        } catch (IllegalArgumentException e) {
+            throw new IOException("Cannot decode the transaction state Phoenix passed to the region server: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public PhoenixTransactionContext getTransactionContext(PhoenixConnection connection) {
+        return new PhoenixTxnContext(connection, null);
+    }
+
+    @Override
+    public PhoenixTransactionClient getTransactionClient(Configuration config, ConnectionInfo connectionInfo)
+            throws SQLException {
+        try {
+            return new PhoenixTxnClient(config);
+        } catch (IOException | RuntimeException e) {
+            throw SqlErrors.failed("phoenix-txn could not start its transaction client: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String getCoprocessorClassName() {
+        return ObserverNames.PHOENIX_OBSERVER;
+    }
+
+    /** No compaction-time GC observer yet: tables keep aborted data until readers or the cleaner remove it. */
+    @Override
+    public String getGCCoprocessorClassName() {
+        return null;
+    }
+
+    @Override
+    public TransactionFactory.Provider getProvider() {
+        return TransactionFactory.Provider.OMID;
+    }
+
+    /**
+     * Every feature flag answers "unsupported" for now, each for a reason (see docs/compatibility.md):
+     * ALTER_NONTX_TO_TX (pre-existing cells have no commit cells and would read as aborted), COLUMN_ENCODING
+     * (encoded qualifiers start with 0x00 and would sort beside commit cells), MAINTAIN_LOCAL_INDEX_ON_SERVER and
+     * ALLOW_LOCAL_INDEX (local indexes are not transactional here), SET_TTL (TTL would expire commit cells apart
+     * from their data).
+     */
+    @Override
+    public boolean isUnsupported(Feature feature) {
+        return true;
+    }
+
+    @Override
+    public Put markPutAsCommitted(Put put, long timestamp, long commitTimestamp) {
+        return TransactionalTable.markCommitted(put, timestamp, commitTimestamp);
+    }
+
+    @Override
+    public String toString() {
+        return "phoenix-txn (in the OMID slot)";
+    }
+}

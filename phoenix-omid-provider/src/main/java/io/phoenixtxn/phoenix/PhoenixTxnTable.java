@@ -1,0 +1,160 @@
+package io.phoenixtxn.phoenix;
+
+import io.phoenixtxn.client.TransactionalTable;
+import io.phoenixtxn.client.Transaction;
+import io.phoenixtxn.client.TxnClient;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The HBase {@link Table} Phoenix reads and writes a transactional table through. Every call uses the context's
+ * current transaction. {@code commitOnWrite}: index population, whose rows are committed as they land.
+ */
+final class PhoenixTxnTable implements Table {
+    private final PhoenixTxnContext context;
+    private final TransactionalTable table;
+    private final boolean commitOnWrite;
+
+    PhoenixTxnTable(PhoenixTxnContext context, Table htable, boolean conflictFree, boolean commitOnWrite) {
+        this.context = context;
+        this.table = TxnClient.wrapTable(htable, conflictFree);
+        this.commitOnWrite = commitOnWrite;
+    }
+
+    private Transaction tx() throws IOException {
+        return context.requireTransaction();
+    }
+
+    @Override
+    public TableName getName() {
+        return table.getName();
+    }
+
+    @Override
+    public Configuration getConfiguration() {
+        return table.raw().getConfiguration();
+    }
+
+    @Override
+    public TableDescriptor getDescriptor() throws IOException {
+        return table.raw().getDescriptor();
+    }
+
+    @Override
+    public RegionLocator getRegionLocator() throws IOException {
+        return table.raw().getRegionLocator();
+    }
+
+    @Override
+    public Result get(Get get) throws IOException {
+        return table.get(tx(), get);
+    }
+
+    @Override
+    public Result[] get(List<Get> gets) throws IOException {
+        return table.get(tx(), gets);
+    }
+
+    @Override
+    public boolean exists(Get get) throws IOException {
+        return table.exists(tx(), get);
+    }
+
+    @Override
+    public boolean[] exists(List<Get> gets) throws IOException {
+        Result[] results = get(gets);
+        boolean[] exists = new boolean[results.length];
+        for (int i = 0; i < results.length; i++) {
+            exists[i] = !results[i].isEmpty();
+        }
+        return exists;
+    }
+
+    @Override
+    public ResultScanner getScanner(Scan scan) throws IOException {
+        return table.getScanner(tx(), scan);
+    }
+
+    @Override
+    public ResultScanner getScanner(byte[] family) throws IOException {
+        return getScanner(new Scan().addFamily(family));
+    }
+
+    @Override
+    public ResultScanner getScanner(byte[] family, byte[] qualifier) throws IOException {
+        return getScanner(new Scan().addColumn(family, qualifier));
+    }
+
+    @Override
+    public void put(Put put) throws IOException {
+        if (commitOnWrite) {
+            Transaction tx = tx();
+            table.raw().put(TransactionalTable.markCommitted(put, tx.writePointer(), tx.writePointer()));
+            return;
+        }
+        table.put(tx(), put);
+    }
+
+    @Override
+    public void put(List<Put> puts) throws IOException {
+        if (commitOnWrite) {
+            Transaction tx = tx();
+            List<Put> committed = new ArrayList<>(puts.size());
+            for (Put put : puts) {
+                committed.add(TransactionalTable.markCommitted(put, tx.writePointer(), tx.writePointer()));
+            }
+            table.raw().put(committed);
+            return;
+        }
+        table.put(tx(), puts);
+    }
+
+    @Override
+    public void delete(Delete delete) throws IOException {
+        table.delete(tx(), delete);
+    }
+
+    @Override
+    public void delete(List<Delete> deletes) throws IOException {
+        table.delete(tx(), new ArrayList<>(deletes));
+    }
+
+    @Override
+    public void batch(List<? extends Row> actions, Object[] results) throws IOException, InterruptedException {
+        if (commitOnWrite && actions.stream().allMatch(a -> a instanceof Put)) {
+            List<Put> puts = new ArrayList<>(actions.size());
+            actions.forEach(a -> puts.add((Put) a));
+            put(puts);
+            fillEmpty(results);
+            return;
+        }
+        table.batch(tx(), actions, results);
+    }
+
+    private static void fillEmpty(Object[] results) {
+        if (results != null) {
+            for (int i = 0; i < results.length; i++) {
+                results[i] = Result.EMPTY_RESULT;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        table.close();
+    }
+}

@@ -1,0 +1,63 @@
+package io.phoenixtxn.client;
+
+import java.io.IOException;
+
+/**
+ * The commit table of Omid LL (VLDB'18 sec. 3): one entry per transaction between its commit point and the end of
+ * its post-commit. The client writes it; readers resolve tentative cells through it and may invalidate a writer
+ * that has not reached it. Seam for fault injection; {@link HBaseCommitTable} is the real one.
+ */
+public interface CommitTable {
+
+    /** What the table says about one transaction. */
+    final class Entry {
+        public enum State { COMMITTED, INVALIDATED, ABSENT }
+
+        public static final Entry ABSENT = new Entry(State.ABSENT, -1);
+        public static final Entry INVALIDATED = new Entry(State.INVALIDATED, -1);
+
+        private final State state;
+        private final long commitTs;
+
+        private Entry(State state, long commitTs) {
+            this.state = state;
+            this.commitTs = commitTs;
+        }
+
+        public static Entry committed(long commitTs) {
+            return new Entry(State.COMMITTED, commitTs);
+        }
+
+        public State state() {
+            return state;
+        }
+
+        public long commitTs() {
+            return commitTs;
+        }
+
+        @Override
+        public String toString() {
+            return state == State.COMMITTED ? "committed@" + commitTs : state.name();
+        }
+    }
+
+    /**
+     * The commit point: records {@code commitTs} unless a reader invalidated the transaction first.
+     *
+     * @return false when the transaction was invalidated (it must abort)
+     */
+    boolean tryCommit(long txId, long commitTs) throws IOException;
+
+    Entry lookup(long txId) throws IOException;
+
+    /**
+     * Force-abort: marks the transaction invalid unless it already committed.
+     *
+     * @return true when the transaction can no longer commit
+     */
+    boolean tryInvalidate(long txId) throws IOException;
+
+    /** Removes the entry (after post-commit, or after an invalidated writer cleaned up). */
+    void delete(long txId) throws IOException;
+}

@@ -1,0 +1,16 @@
+package io.phoenixtxn.client;
+
+import java.util.Set;
+
+/**
+ * Region observers that filter reads by snapshot. A transactional read on a table without one of them would see
+ * raw, uncommitted data, so the client refuses it. (Names, not classes: the client does not link server code.)
+ */
+public final class ObserverNames {
+    public static final String SNAPSHOT_READ_OBSERVER = "io.phoenixtxn.coprocessor.SnapshotReadObserver";
+    public static final String PHOENIX_OBSERVER = "io.phoenixtxn.phoenix.PhoenixTxnObserver";
+    public static final Set<String> ALL = Set.of(SNAPSHOT_READ_OBSERVER, PHOENIX_OBSERVER);
+
+    private ObserverNames() {
+    }
+}

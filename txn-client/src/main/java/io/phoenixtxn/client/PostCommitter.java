@@ -1,0 +1,118 @@
+package io.phoenixtxn.client;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * After the commit point: write a commit cell beside every tentative cell, then delete the commit-table entry
+ * (only once every commit cell is durable; otherwise the entry stays and readers keep resolving through it).
+ * Also the inverse for aborts: remove every tentative cell.
+ * Runs inline (SYNC) or on a background thread (ASYNC, the default: commit returns at the commit point).
+ */
+public final class PostCommitter implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(PostCommitter.class);
+
+    private final Connection connection;
+    private final CommitTable commitTable;
+    private final ExecutorService async;
+
+    public PostCommitter(Connection connection, CommitTable commitTable, TxnClientConfig.PostCommitMode mode) {
+        this.connection = connection;
+        this.commitTable = commitTable;
+        this.async = mode == TxnClientConfig.PostCommitMode.ASYNC
+                ? Executors.newSingleThreadExecutor(r -> {
+                    Thread t = new Thread(r, "phoenix-txn-postcommit");
+                    t.setDaemon(true);
+                    return t;
+                })
+                : null;
+    }
+
+    /** Marks the transaction's cells committed and retires its commit-table entry. */
+    public void postCommit(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells, boolean sync)
+            throws IOException {
+        if (async == null || sync) {
+            writeCommitCells(txId, commitTs, cells);
+            return;
+        }
+        async.execute(() -> {
+            try {
+                writeCommitCells(txId, commitTs, cells);
+            } catch (IOException | RuntimeException e) {
+                // Safe to leave: the commit-table entry stays and readers resolve through it; the cleaner finishes.
+                LOG.warn("Post-commit of transaction {} failed; its commit-table entry stays for readers", txId, e);
+            }
+        });
+    }
+
+    private void writeCommitCells(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells)
+            throws IOException {
+        byte[] value = OnDiskLayout.encodeCommitTimestamp(commitTs);
+        for (Map.Entry<TableName, List<WrittenCell>> table : cells.entrySet()) {
+            Map<byte[], Put> byRow = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+            for (WrittenCell cell : table.getValue()) {
+                byRow.computeIfAbsent(cell.row(), Put::new).addColumn(cell.family(),
+                        OnDiskLayout.commitQualifier(cell.qualifier()), cell.version(), value);
+            }
+            try (Table t = connection.getTable(table.getKey())) {
+                t.put(new ArrayList<>(byRow.values()));
+            }
+        }
+        commitTable.delete(txId);
+    }
+
+    /** Removes every tentative cell of an aborted transaction (exact versions; nothing else is touched). */
+    public void removeTentativeCells(Map<TableName, List<WrittenCell>> cells) throws IOException {
+        for (Map.Entry<TableName, List<WrittenCell>> table : cells.entrySet()) {
+            Map<byte[], Delete> byRow = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+            for (WrittenCell cell : table.getValue()) {
+                byRow.computeIfAbsent(cell.row(), Delete::new).addColumn(cell.family(), cell.qualifier(),
+                        cell.version());
+            }
+            try (Table t = connection.getTable(table.getKey())) {
+                t.delete(new ArrayList<>(byRow.values()));
+            }
+        }
+    }
+
+    /** Waits for queued post-commits (tests and orderly shutdown). */
+    public void drain(long timeout, TimeUnit unit) throws InterruptedException {
+        if (async != null) {
+            try {
+                async.submit(() -> { }).get(timeout, unit);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("Post-commit queue did not drain in " + timeout + " " + unit, e);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (async != null) {
+            async.shutdown();
+            try {
+                if (!async.awaitTermination(30, TimeUnit.SECONDS)) {
+                    LOG.warn("Post-commits still running after 30 s; their commit-table entries keep them readable");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+package io.phoenixtxn.client;
+
+import io.phoenixtxn.snapshot.SnapshotCodec;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Row;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.util.Bytes;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One HBase table seen through a transaction. Writes become tentative cells at the write pointer and enter the
+ * write set before they are sent (so even a failed send is rolled back). Reads carry the snapshot as an attribute;
+ * the region observer filters them, so a read needs no extra versions or commit cells on the client.
+ */
+public final class TransactionalTable implements Closeable {
+    private static final Set<TableName> VERIFIED_TABLES = ConcurrentHashMap.newKeySet();
+
+    private final Table table;
+    private final boolean conflictFree;
+    private final TableName name;
+    private final byte[] nameBytes;
+    private final long tableId;
+    private volatile List<byte[]> families;
+
+    TransactionalTable(Table table, boolean conflictFree) {
+        this.table = table;
+        this.conflictFree = conflictFree;
+        this.name = table.getName();
+        this.nameBytes = name.getNameAsString().getBytes(StandardCharsets.UTF_8);
+        this.tableId = WriteSetHashing.tableId(nameBytes);
+    }
+
+    public TableName getName() {
+        return name;
+    }
+
+    public Table raw() {
+        return table;
+    }
+
+    public void put(Transaction tx, Put put) throws IOException {
+        Put tentative = TentativeWrites.fromPut(put, tx.writePointer());
+        record(tx, tentative);
+        table.put(tentative);
+    }
+
+    public void put(Transaction tx, List<Put> puts) throws IOException {
+        List<Put> tentative = new ArrayList<>(puts.size());
+        for (Put put : puts) {
+            Put t = TentativeWrites.fromPut(put, tx.writePointer());
+            record(tx, t);
+            tentative.add(t);
+        }
+        table.put(tentative);
+    }
+
+    public void delete(Transaction tx, Delete delete) throws IOException {
+        Put tentative = TentativeWrites.fromDelete(delete, tx.writePointer(), families());
+        record(tx, tentative);
+        table.put(tentative);
+    }
+
+    public void delete(Transaction tx, List<Delete> deletes) throws IOException {
+        List<Put> tentative = new ArrayList<>(deletes.size());
+        for (Delete delete : deletes) {
+            Put t = TentativeWrites.fromDelete(delete, tx.writePointer(), families());
+            record(tx, t);
+            tentative.add(t);
+        }
+        table.put(tentative);
+    }
+
+    /**
+     * Puts and deletes in one round trip; {@code results} (if given) gets an empty Result per action, as Phoenix
+     * expects. Gets in a batch are read through the snapshot. Increments and appends are refused.
+     */
+    public void batch(Transaction tx, List<? extends Row> actions, Object[] results) throws IOException {
+        List<Row> converted = new ArrayList<>(actions.size());
+        for (Row action : actions) {
+            if (action instanceof Put) {
+                Put t = TentativeWrites.fromPut((Put) action, tx.writePointer());
+                record(tx, t);
+                converted.add(t);
+            } else if (action instanceof Delete) {
+                Put t = TentativeWrites.fromDelete((Delete) action, tx.writePointer(), families());
+                record(tx, t);
+                converted.add(t);
+            } else if (action instanceof Get) {
+                converted.add(prepare(tx, (Get) action));
+            } else {
+                throw new UnsupportedOperationException(action.getClass().getSimpleName() + " is not supported in a"
+                        + " transaction (only Put, Delete and Get); read, compute and Put the new value instead");
+            }
+        }
+        Object[] raw = new Object[converted.size()];
+        try {
+            table.batch(converted, raw);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted during a transactional batch");
+        }
+        if (results != null) {
+            for (int i = 0; i < raw.length && i < results.length; i++) {
+                results[i] = raw[i] instanceof Result && actions.get(i) instanceof Get ? raw[i] : Result.EMPTY_RESULT;
+            }
+        }
+    }
+
+    public Result get(Transaction tx, Get get) throws IOException {
+        return table.get(prepare(tx, get));
+    }
+
+    public Result[] get(Transaction tx, List<Get> gets) throws IOException {
+        List<Get> prepared = new ArrayList<>(gets.size());
+        for (Get get : gets) {
+            prepared.add(prepare(tx, get));
+        }
+        return table.get(prepared);
+    }
+
+    public boolean exists(Transaction tx, Get get) throws IOException {
+        return !get(tx, get).isEmpty();
+    }
+
+    public ResultScanner getScanner(Transaction tx, Scan scan) throws IOException {
+        return table.getScanner(prepare(tx, scan));
+    }
+
+    /**
+     * A put that is committed the moment it lands (index population at a fence, Phoenix's markPutAsCommitted):
+     * every cell at {@code version} plus its commit cell. No commit-table entry, no TM round trip.
+     */
+    public static Put markCommitted(Put put, long version, long commitTs) {
+        Put committed = TentativeWrites.fromPut(put, version);
+        byte[] commitValue = OnDiskLayout.encodeCommitTimestamp(commitTs);
+        List<Cell> dataCells = new ArrayList<>();
+        committed.getFamilyCellMap().values().forEach(dataCells::addAll);
+        for (Cell cell : dataCells) {
+            committed.addColumn(CellUtil.cloneFamily(cell), OnDiskLayout.commitQualifier(cell.getQualifierArray(),
+                    cell.getQualifierOffset(), cell.getQualifierLength()), version, commitValue);
+        }
+        return committed;
+    }
+
+    Get prepare(Transaction tx, Get get) throws IOException {
+        verifyObserver();
+        Get prepared = new Get(get);
+        prepared.setTimeRange(0, tx.snapshot().maxVersionExclusive());
+        prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(tx.snapshot()));
+        return prepared;
+    }
+
+    Scan prepare(Transaction tx, Scan scan) throws IOException {
+        verifyObserver();
+        Scan prepared = new Scan(scan);
+        prepared.setTimeRange(0, tx.snapshot().maxVersionExclusive());
+        prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(tx.snapshot()));
+        return prepared;
+    }
+
+    private void record(Transaction tx, Put tentative) {
+        if (!tx.isRunning()) {
+            throw new IllegalStateException("Transaction " + tx.txId() + " is " + tx.status() + "; begin a new one");
+        }
+        WriteSet writes = tx.writeSet();
+        byte[] row = tentative.getRow();
+        for (Map.Entry<byte[], List<Cell>> family : tentative.getFamilyCellMap().entrySet()) {
+            for (Cell cell : family.getValue()) {
+                writes.addCell(name, new WrittenCell(row, family.getKey(), CellUtil.cloneQualifier(cell),
+                        cell.getTimestamp()));
+            }
+        }
+        if (!conflictFree) {
+            writes.addRow(WriteSetHashing.rowId(nameBytes, row));
+        }
+        writes.addTable(tableId);
+    }
+
+    private List<byte[]> families() throws IOException {
+        List<byte[]> f = families;
+        if (f == null) {
+            ColumnFamilyDescriptor[] cfs = table.getDescriptor().getColumnFamilies();
+            f = new ArrayList<>(cfs.length);
+            for (ColumnFamilyDescriptor cf : cfs) {
+                f.add(cf.getName());
+            }
+            families = f;
+        }
+        return f;
+    }
+
+    private void verifyObserver() throws IOException {
+        if (VERIFIED_TABLES.contains(name)) {
+            return;
+        }
+        TableDescriptor descriptor = table.getDescriptor();
+        for (String observer : ObserverNames.ALL) {
+            if (descriptor.hasCoprocessor(observer)) {
+                VERIFIED_TABLES.add(name);
+                return;
+            }
+        }
+        throw new IOException("Table " + name + " has no phoenix-txn region observer, so a transactional read would"
+                + " see uncommitted data. Create it as TRANSACTIONAL=true through Phoenix, or add coprocessor "
+                + ObserverNames.SNAPSHOT_READ_OBSERVER + " to its descriptor. Coprocessors present: "
+                + Arrays.toString(descriptor.getCoprocessorDescriptors().stream().map(c -> c.getClassName())
+                .toArray()));
+    }
+
+    @Override
+    public void close() throws IOException {
+        table.close();
+    }
+
+    @Override
+    public String toString() {
+        return "TransactionalTable{" + name + (conflictFree ? ", conflict-free" : "") + "}";
+    }
+
+    static String describe(byte[] row) {
+        return Bytes.toStringBinary(row);
+    }
+}
