@@ -100,7 +100,9 @@ public final class PhoenixTxnStack {
     private static int sqlline(EmbeddedStack stack, List<String> extra) throws Exception {
         List<String> args = new ArrayList<>(List.of("-d", "org.apache.phoenix.jdbc.PhoenixDriver", "-u",
                 stack.jdbcUrl(), "-n", "none", "-p", "none", "--color=true", "--fastConnect=false",
-                "--verbose=true", "--incremental=false", "--isolation=TRANSACTION_READ_COMMITTED"));
+                "--verbose=true", "--incremental=false", "--isolation=TRANSACTION_READ_COMMITTED",
+                // Transactions span statements until !commit / COMMIT, as the README shows.
+                "--autoCommit=false"));
         args.addAll(extra);
         SqlLine.Status status = SqlLine.start(args.toArray(new String[0]), null, false);
         return status == SqlLine.Status.OK ? 0 : 2;
