@@ -115,7 +115,7 @@ final class SnapshotReadFilter extends FilterBase {
             return cached;
         }
         long resolved = resolver.resolve(CellUtil.cloneRow(cell), CellUtil.cloneFamily(cell),
-                CellUtil.cloneQualifier(cell), version, commitCells);
+                CellUtil.cloneQualifier(cell), version, snapshot.txId(), commitCells);
         rowCommits.put(new ColumnVersion(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell), version),
                 resolved);
         return resolved;

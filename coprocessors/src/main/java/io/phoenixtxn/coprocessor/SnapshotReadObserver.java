@@ -39,7 +39,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         RegionCoprocessorEnvironment regionEnv = (RegionCoprocessorEnvironment) env;
         HBaseCommitTable commitTable = new HBaseCommitTable(regionEnv.getConnection(),
                 TableName.valueOf(config.commitTable()));
-        resolver = new CommitResolver(commitTable, config.pendingWaitMs());
+        resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current);
     }
 
     @Override
@@ -53,6 +53,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Snapshot snapshot = snapshotOf(get);
         if (snapshot != null) {
             get.readAllVersions();
+            ReadColumns.widen(get.getFamilyMap());
             get.setFilter(filterFor(ctx, snapshot, get.getFilter()));
         }
     }
@@ -62,6 +63,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Snapshot snapshot = snapshotOf(scan);
         if (snapshot != null) {
             scan.readAllVersions();
+            ReadColumns.widen(scan.getFamilyMap());
             scan.setFilter(filterFor(ctx, snapshot, scan.getFilter()));
         }
     }

@@ -1,5 +1,6 @@
 package io.phoenixtxn.stack;
 
+import io.phoenixtxn.phoenix.PhoenixTxnProvider;
 import org.apache.phoenix.transaction.TransactionFactory;
 
 import java.io.PrintStream;
@@ -22,8 +23,11 @@ final class Demo {
     }
 
     void run() throws SQLException {
+        if (!(TransactionFactory.Provider.OMID.getTransactionProvider() instanceof PhoenixTxnProvider)) {
+            throw new IllegalStateException("Phoenix's OMID slot does not hold phoenix-txn's provider");
+        }
         out.println("Transaction provider in Phoenix's OMID slot: "
-                + TransactionFactory.Provider.OMID.getTransactionProvider());
+                + describe(TransactionFactory.Provider.OMID.getTransactionProvider()));
         try (Connection a = stack.connect(); Connection b = stack.connect()) {
             a.setAutoCommit(false);
             b.setAutoCommit(false);
@@ -70,6 +74,11 @@ final class Demo {
             step("rollback leaves account 1 in place", balance(a, 1), 70);
         }
         out.println("Demo finished: every step behaved.");
+    }
+
+    private static String describe(Object provider) {
+        return provider instanceof PhoenixTxnProvider ? ((PhoenixTxnProvider) provider).describe()
+                : "NOT phoenix-txn: " + provider.getClass().getName();
     }
 
     private void step(String what, long actual, long expected) {

@@ -91,8 +91,16 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
         return TransactionalTable.markCommitted(put, timestamp, commitTimestamp);
     }
 
+    /**
+     * "OMID", as Phoenix's own provider answers: Phoenix code and tests build SQL such as
+     * {@code TRANSACTION_PROVIDER='<provider>'} from this string. {@link #describe()} names us.
+     */
     @Override
     public String toString() {
-        return "phoenix-txn (in the OMID slot)";
+        return getProvider().toString();
+    }
+
+    public String describe() {
+        return "phoenix-txn (in Phoenix's OMID provider slot)";
     }
 }

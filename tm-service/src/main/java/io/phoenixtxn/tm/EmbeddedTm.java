@@ -26,6 +26,12 @@ public final class EmbeddedTm {
         }
     }
 
+    /** The shared TM if this JVM runs one, else null (region servers must never start a TM of their own). */
+    public static TransactionManagerCore existing() {
+        TransactionManagerCore tm = instance;
+        return tm != null && tm.isServing() ? tm : null;
+    }
+
     /** Stops the shared TM; the next {@link #shared} starts a new one (timestamps stay monotonic). */
     public static synchronized void shutdown() {
         if (instance != null) {

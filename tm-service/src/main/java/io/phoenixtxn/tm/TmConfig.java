@@ -11,22 +11,27 @@ public final class TmConfig {
     public static final String CONFLICT_ASSOCIATIVITY = "phoenix.txn.tm.conflict.associativity";
     public static final String TIMESTAMP_RESERVATION_MS = "phoenix.txn.tm.timestamp.reservation.ms";
     public static final String MAX_WRITE_SET = "phoenix.txn.tm.max.writeset.size";
+    public static final String DECISIONS_RETAINED = "phoenix.txn.tm.decisions.retained";
 
     public static final int DEFAULT_CONFLICT_ENTRIES = 1 << 22;
     public static final int DEFAULT_CONFLICT_ASSOCIATIVITY = 32;
     public static final long DEFAULT_TIMESTAMP_RESERVATION_MS = 10_000;
     public static final int DEFAULT_MAX_WRITE_SET = 1 << 20;
+    public static final int DEFAULT_DECISIONS_RETAINED = 1 << 18;
 
     private final int conflictEntries;
     private final int conflictAssociativity;
     private final long timestampReservationMs;
     private final int maxWriteSet;
+    private final int decisionsRetained;
 
-    private TmConfig(int conflictEntries, int conflictAssociativity, long timestampReservationMs, int maxWriteSet) {
+    private TmConfig(int conflictEntries, int conflictAssociativity, long timestampReservationMs, int maxWriteSet,
+                     int decisionsRetained) {
         this.conflictEntries = conflictEntries;
         this.conflictAssociativity = conflictAssociativity;
         this.timestampReservationMs = timestampReservationMs;
         this.maxWriteSet = maxWriteSet;
+        this.decisionsRetained = decisionsRetained;
     }
 
     public static TmConfig defaults() {
@@ -43,7 +48,8 @@ public final class TmConfig {
         }
         return new TmConfig(entries, associativity,
                 positive(lookup, TIMESTAMP_RESERVATION_MS, DEFAULT_TIMESTAMP_RESERVATION_MS),
-                (int) positive(lookup, MAX_WRITE_SET, DEFAULT_MAX_WRITE_SET));
+                (int) positive(lookup, MAX_WRITE_SET, DEFAULT_MAX_WRITE_SET),
+                (int) positive(lookup, DECISIONS_RETAINED, DEFAULT_DECISIONS_RETAINED));
     }
 
     static long positive(Function<String, String> lookup, String key, long dflt) {
@@ -81,7 +87,13 @@ public final class TmConfig {
         return maxWriteSet;
     }
 
+    /** Recent commit decisions the TM remembers for readers ({@link PendingStatus}). */
+    public int decisionsRetained() {
+        return decisionsRetained;
+    }
+
     public TmConfig withConflictEntries(int entries) {
-        return new TmConfig(entries, Math.min(conflictAssociativity, entries), timestampReservationMs, maxWriteSet);
+        return new TmConfig(entries, Math.min(conflictAssociativity, entries), timestampReservationMs, maxWriteSet,
+                decisionsRetained);
     }
 }

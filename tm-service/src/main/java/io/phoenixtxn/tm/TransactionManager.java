@@ -27,6 +27,14 @@ public interface TransactionManager extends AutoCloseable {
      */
     long fence(long tableId) throws TmException;
 
+    /**
+     * Whether the TM decided to commit a transaction a reader found pending. The default answers UNKNOWN, which is
+     * always safe (the reader then waits and force-aborts, as in Omid LL).
+     */
+    default PendingStatus pendingStatus(long txId) throws TmException {
+        return PendingStatus.unknown();
+    }
+
     /** Transactions that started below this timestamp can no longer commit. */
     long lowWaterMark() throws TmException;
 

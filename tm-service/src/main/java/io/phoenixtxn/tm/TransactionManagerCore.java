@@ -19,6 +19,7 @@ public final class TransactionManagerCore implements TransactionManager {
     private final LowWaterMark lowWaterMark;
     private final Lease lease;
     private final ReadWriteLock fenceOrder = new ReentrantReadWriteLock();
+    private volatile DecisionLog decisions;
     private volatile String stoppedBecause;
 
     private TransactionManagerCore(TmConfig config, TimestampOracle oracle, FenceStore fenceStore, Lease lease) {
@@ -40,6 +41,7 @@ public final class TransactionManagerCore implements TransactionManager {
         TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease);
         long previousEpochMax = oracle.initialize();
         tm.lowWaterMark.raiseTo(previousEpochMax);
+        tm.decisions = new DecisionLog(config.decisionsRetained(), previousEpochMax);
         tm.fences.load();
         return tm;
     }
@@ -75,6 +77,22 @@ public final class TransactionManagerCore implements TransactionManager {
         if (txId < lowWaterMark.get()) {
             return CommitDecision.aborted(AbortReason.BELOW_LOW_WATER_MARK);
         }
+        // Marked before the commit timestamp is drawn: see DecisionLog.
+        decisions.deciding(txId);
+        CommitDecision decision = null;
+        try {
+            decision = decide(txId, rowHashes, tableIds);
+            return decision;
+        } finally {
+            if (decision != null && decision.isCommitted()) {
+                decisions.decided(txId, decision.commitTimestamp());
+            } else {
+                decisions.abandoned(txId);
+            }
+        }
+    }
+
+    private CommitDecision decide(long txId, long[] rowHashes, long[] tableIds) throws TmException {
         long commitTs;
         fenceOrder.readLock().lock();
         try {
@@ -101,6 +119,12 @@ public final class TransactionManagerCore implements TransactionManager {
             return CommitDecision.aborted(AbortReason.LEASE_LOST);
         }
         return CommitDecision.committed(commitTs);
+    }
+
+    @Override
+    public PendingStatus pendingStatus(long txId) throws TmException {
+        checkServing();
+        return decisions.status(txId);
     }
 
     @Override

@@ -2,20 +2,26 @@ package io.phoenixtxn.client;
 
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.snapshot.Visibility;
+import io.phoenixtxn.tm.PendingStatus;
+import io.phoenixtxn.tm.TmException;
+import io.phoenixtxn.tm.TransactionManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Finds the commit timestamp of a version that has no commit cell in hand (VLDB'18 sec. 3.2, Omid LL reader):
  * <ol>
  *   <li>its commit cell (the caller may not have seen it: it sorts after some qualifiers, or was written since);</li>
  *   <li>the commit table: a commit value decides, an invalid marker means aborted;</li>
- *   <li>no entry: the writer is pending, crashed or aborted. Wait up to {@code pendingWaitMs} for it to finish
- *       (re-checking the commit cell and the table), which keeps hot rows from aborting writers needlessly;</li>
+ *   <li>no entry: ask the TM ({@link PendingStatus}). A writer the TM has not decided would commit after the reader
+ *       started, and one decided with a later commit timestamp is invisible too: neither is aborted (an extension of
+ *       Omid LL that keeps in-flight writers alive under readers). Otherwise (decided below the reader's start, or
+ *       the TM cannot say) wait up to {@code pendingWaitMs} for its commit point, re-checking cell and table;</li>
  *   <li>then force-abort it with the invalid marker. If the marker lost the race, the writer committed: use its
  *       value. If it won, re-read the commit cell: a writer that committed and already cleaned up its entry
  *       between our steps left a commit cell, which wins (and our stray marker is removed).</li>
@@ -27,15 +33,25 @@ public final class CommitResolver {
 
     private final CommitTable commitTable;
     private final long pendingWaitNanos;
+    private final Supplier<TransactionManager> tm;
 
-    public CommitResolver(CommitTable commitTable, long pendingWaitMs) {
+    /**
+     * @param tm the TM to ask about pending writers; may supply null (no TM reachable from here), which makes every
+     *           pending writer UNKNOWN and falls back to wait + force-abort
+     */
+    public CommitResolver(CommitTable commitTable, long pendingWaitMs, Supplier<TransactionManager> tm) {
         this.commitTable = commitTable;
         this.pendingWaitNanos = TimeUnit.MILLISECONDS.toNanos(pendingWaitMs);
+        this.tm = tm;
     }
 
-    /** Commit timestamp of the version, or {@link Visibility#NOT_COMMITTED}. */
-    public long resolve(byte[] row, byte[] family, byte[] qualifier, long version, CommitCellReader commitCells)
-            throws IOException {
+    /**
+     * Commit timestamp of the version as far as a reader that started at {@code readerTxId} needs to know it: the
+     * real commit timestamp, {@link Visibility#NOT_COMMITTED}, or any value at or above {@code readerTxId} for a
+     * writer that cannot be in the reader's snapshot.
+     */
+    public long resolve(byte[] row, byte[] family, byte[] qualifier, long version, long readerTxId,
+                        CommitCellReader commitCells) throws IOException {
         long fromCell = commitCells.read(row, family, qualifier, version);
         if (fromCell != Visibility.NOT_COMMITTED || TimestampLayout.isFastPathVersion(version)) {
             // Fast-path versions are written together with their commit cell; without one they are not committed.
@@ -44,6 +60,15 @@ public final class CommitResolver {
         long writer = TimestampLayout.txIdOf(version);
         ProtocolHooks.current().onPendingVersion(writer);
         CommitTable.Entry entry = commitTable.lookup(writer);
+        if (entry.state() == CommitTable.Entry.State.ABSENT) {
+            PendingStatus status = askTm(writer);
+            if (status.kind() == PendingStatus.Kind.NOT_DECIDED) {
+                return Visibility.NOT_COMMITTED;
+            }
+            if (status.kind() == PendingStatus.Kind.DECIDED && status.commitTs() >= readerTxId) {
+                return status.commitTs();
+            }
+        }
         long deadline = System.nanoTime() + pendingWaitNanos;
         long backoffMicros = 200;
         while (entry.state() == CommitTable.Entry.State.ABSENT && System.nanoTime() < deadline) {
@@ -62,6 +87,19 @@ public final class CommitResolver {
                 return Visibility.NOT_COMMITTED;
             default:
                 return forceAbort(writer, row, family, qualifier, version, commitCells);
+        }
+    }
+
+    private PendingStatus askTm(long writer) {
+        TransactionManager manager = tm == null ? null : tm.get();
+        if (manager == null) {
+            return PendingStatus.unknown();
+        }
+        try {
+            return manager.pendingStatus(writer);
+        } catch (TmException e) {
+            LOG.debug("TM could not tell the status of pending transaction {}: {}", writer, e.getMessage());
+            return PendingStatus.unknown();
         }
     }
 

@@ -1,0 +1,173 @@
+package io.phoenixtxn.tm.ha;
+
+import org.apache.curator.utils.PathUtils;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Settings of the ZooKeeper-based primary/backup TM and of its discovery by clients, read from hbase-site.xml-style
+ * keys. HA is on when a quorum is known: {@value #ZK_QUORUM}, or else HBase's own {@value #HBASE_QUORUM} (plus
+ * {@value #HBASE_CLIENT_PORT}), so a TM next to an HBase cluster needs no extra setting.
+ */
+public final class HaConfig {
+    public static final String ZK_QUORUM = "phoenix.txn.tm.zk.quorum";
+    public static final String HBASE_QUORUM = "hbase.zookeeper.quorum";
+    public static final String HBASE_CLIENT_PORT = "hbase.zookeeper.property.clientPort";
+    public static final String ZK_PATH = "phoenix.txn.tm.zk.path";
+    public static final String LEASE_MS = "phoenix.txn.tm.lease.ms";
+    public static final String ZK_CONNECT_TIMEOUT_MS = "phoenix.txn.tm.zk.connect.timeout.ms";
+    public static final String ZK_SESSION_TIMEOUT_MS = "phoenix.txn.tm.zk.session.timeout.ms";
+    public static final String DISCOVERY_TIMEOUT_MS = "phoenix.txn.tm.discovery.timeout.ms";
+    public static final String ADVERTISED_HOST = "phoenix.txn.tm.advertised.host";
+
+    public static final String DEFAULT_ZK_PATH = "/phoenix-txn";
+    public static final long DEFAULT_LEASE_MS = 10_000;
+    public static final long DEFAULT_ZK_CONNECT_TIMEOUT_MS = 15_000;
+    public static final long DEFAULT_ZK_SESSION_TIMEOUT_MS = 30_000;
+    public static final long DEFAULT_DISCOVERY_TIMEOUT_MS = 30_000;
+    static final int DEFAULT_ZK_CLIENT_PORT = 2181;
+
+    private final String quorum;
+    private final String quorumKey;
+    private final String basePath;
+    private final long leaseMs;
+    private final long connectTimeoutMs;
+    private final long sessionTimeoutMs;
+    private final long discoveryTimeoutMs;
+    private final String advertisedHost;
+
+    private HaConfig(String quorum, String quorumKey, String basePath, long leaseMs, long connectTimeoutMs,
+                     long sessionTimeoutMs, long discoveryTimeoutMs, String advertisedHost) {
+        this.quorum = quorum;
+        this.quorumKey = quorumKey;
+        this.basePath = basePath;
+        this.leaseMs = leaseMs;
+        this.connectTimeoutMs = connectTimeoutMs;
+        this.sessionTimeoutMs = sessionTimeoutMs;
+        this.discoveryTimeoutMs = discoveryTimeoutMs;
+        this.advertisedHost = advertisedHost;
+    }
+
+    /** Reads every key through {@code lookup} (null = default); a bad value fails naming its key. */
+    public static HaConfig from(Function<String, String> lookup) {
+        String quorum = trimmed(lookup.apply(ZK_QUORUM));
+        String quorumKey = ZK_QUORUM;
+        if (quorum == null) {
+            String hbaseQuorum = trimmed(lookup.apply(HBASE_QUORUM));
+            if (hbaseQuorum != null) {
+                quorum = withClientPort(hbaseQuorum,
+                        (int) positive(lookup, HBASE_CLIENT_PORT, DEFAULT_ZK_CLIENT_PORT));
+                quorumKey = HBASE_QUORUM;
+            }
+        }
+        String path = trimmed(lookup.apply(ZK_PATH));
+        path = path == null ? DEFAULT_ZK_PATH : path;
+        while (path.length() > 1 && path.endsWith("/")) {
+            path = path.substring(0, path.length() - 1);
+        }
+        try {
+            PathUtils.validatePath(path);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(ZK_PATH + "='" + path + "' is not a valid ZooKeeper path ("
+                    + e.getMessage() + "); use an absolute path such as " + DEFAULT_ZK_PATH, e);
+        }
+        if ("/".equals(path)) {
+            throw new IllegalArgumentException(ZK_PATH + "=/ would put the TM's nodes at the ZooKeeper root; use a"
+                    + " dedicated path such as " + DEFAULT_ZK_PATH);
+        }
+        return new HaConfig(quorum, quorumKey, path,
+                positive(lookup, LEASE_MS, DEFAULT_LEASE_MS),
+                positive(lookup, ZK_CONNECT_TIMEOUT_MS, DEFAULT_ZK_CONNECT_TIMEOUT_MS),
+                positive(lookup, ZK_SESSION_TIMEOUT_MS, DEFAULT_ZK_SESSION_TIMEOUT_MS),
+                positive(lookup, DISCOVERY_TIMEOUT_MS, DEFAULT_DISCOVERY_TIMEOUT_MS),
+                trimmed(lookup.apply(ADVERTISED_HOST)));
+    }
+
+    /** HBase lists quorum hosts without ports and gives the port separately; ZooKeeper wants host:port. */
+    static String withClientPort(String hosts, int clientPort) {
+        List<String> parts = new ArrayList<>();
+        for (String host : hosts.split(",")) {
+            String h = host.trim();
+            if (h.isEmpty()) {
+                continue;
+            }
+            parts.add(h.contains(":") ? h : h + ":" + clientPort);
+        }
+        return String.join(",", parts);
+    }
+
+    /** True when a ZooKeeper quorum is configured, i.e. the TM runs primary/backup. */
+    public boolean isEnabled() {
+        return quorum != null;
+    }
+
+    /** The ZooKeeper connect string, null when HA is off. */
+    public String quorum() {
+        return quorum;
+    }
+
+    /** The key the quorum came from, to name in error messages. */
+    public String quorumKey() {
+        return quorumKey;
+    }
+
+    public String basePath() {
+        return basePath;
+    }
+
+    public ZkPaths paths() {
+        return new ZkPaths(basePath);
+    }
+
+    public long leaseMs() {
+        return leaseMs;
+    }
+
+    public long connectTimeoutMs() {
+        return connectTimeoutMs;
+    }
+
+    public long sessionTimeoutMs() {
+        return sessionTimeoutMs;
+    }
+
+    public long discoveryTimeoutMs() {
+        return discoveryTimeoutMs;
+    }
+
+    /** Host name clients should dial, null to derive it from the server's bind address. */
+    public String advertisedHost() {
+        return advertisedHost;
+    }
+
+    private static String trimmed(String raw) {
+        return raw == null || raw.isBlank() ? null : raw.trim();
+    }
+
+    static long positive(Function<String, String> lookup, String key, long dflt) {
+        String raw = trimmed(lookup.apply(key));
+        if (raw == null) {
+            return dflt;
+        }
+        long value;
+        try {
+            value = Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + "='" + raw + "' is not a number; remove it to use the default "
+                    + dflt, e);
+        }
+        if (value <= 0) {
+            throw new IllegalArgumentException(key + "=" + raw + " is out of range; use a positive value (default "
+                    + dflt + ")");
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return "HaConfig{quorum=" + quorum + " (from " + quorumKey + "), path=" + basePath + ", leaseMs=" + leaseMs
+                + "}";
+    }
+}

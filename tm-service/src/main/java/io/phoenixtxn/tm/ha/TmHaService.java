@@ -1,0 +1,255 @@
+package io.phoenixtxn.tm.ha;
+
+import io.phoenixtxn.tm.TmConfig;
+import io.phoenixtxn.tm.TmException;
+import io.phoenixtxn.tm.TransactionManagerCore;
+import io.phoenixtxn.tm.net.TmEndpoint;
+import io.phoenixtxn.tm.net.TmServerConfig;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetAddress;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A transaction manager that is primary or backup (FAST'17 sec. 6). Every instance contends for the ZooKeeper
+ * lease; the holder starts a {@link TransactionManagerCore} on ZooKeeper timestamp and fence storage (a new epoch
+ * above everything issued before, the low-water mark raised to it, every fence loaded), serves it with a
+ * {@code TmServer} and advertises {@code host:port#epoch} for clients. Backups keep no listening socket.
+ *
+ * <p>When the lease is lost (a renewal failed, or this process was paused past it) the TM stops deciding at once,
+ * closes its server, withdraws its advertisement, tells the {@link HaListener} and contends again as a backup with
+ * fresh state. {@link #close()} is the graceful path: it stops serving and then releases the lease, so a backup
+ * takes over without waiting a lease period.
+ */
+public final class TmHaService implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TmHaService.class);
+
+    private final CuratorFramework zk;
+    private final TmConfig tmConfig;
+    private final TmServerConfig serverConfig;
+    private final HaConfig haConfig;
+    private final HaSeams seams;
+    private final String holderId;
+    private final ExecutorService housekeeping;
+    private final Thread contender;
+    private final Object monitor = new Object();
+    private boolean closed;
+    private PrimaryTerm current;
+
+    private TmHaService(CuratorFramework zk, TmConfig tmConfig, TmServerConfig serverConfig, HaConfig haConfig,
+                        HaSeams seams) {
+        this.zk = zk;
+        this.tmConfig = tmConfig;
+        this.serverConfig = serverConfig;
+        this.haConfig = haConfig;
+        this.seams = seams;
+        this.holderId = newHolderId();
+        this.housekeeping = Executors.newSingleThreadExecutor(daemon("tm-ha-housekeeping"));
+        this.contender = daemon("tm-ha-contender").newThread(this::contend);
+    }
+
+    public static TmHaService start(CuratorFramework zk, TmConfig tmConfig, TmServerConfig serverConfig,
+                                    HaConfig haConfig) throws TmException {
+        return start(zk, tmConfig, serverConfig, haConfig, HaSeams.defaults());
+    }
+
+    /**
+     * Starts contending for primacy on an already started client and returns at once; see {@link #awaitPrimary}.
+     * Fails within {@value HaConfig#ZK_CONNECT_TIMEOUT_MS} if ZooKeeper cannot be reached.
+     */
+    public static TmHaService start(CuratorFramework zk, TmConfig tmConfig, TmServerConfig serverConfig,
+                                    HaConfig haConfig, HaSeams seams) throws TmException {
+        ZooKeeperClients.awaitConnected(zk, haConfig);
+        TmHaService service = new TmHaService(zk, tmConfig, serverConfig, haConfig, seams);
+        LOG.info("Transaction manager {} contends for primacy at {}{} (lease {} ms)", service.holderId,
+                ZooKeeperClients.quorum(zk), haConfig.basePath(), haConfig.leaseMs());
+        service.contender.start();
+        return service;
+    }
+
+    /** This process's id in the lease node: host, pid and a random part. */
+    public String holderId() {
+        return holderId;
+    }
+
+    /** True while this process is the serving primary. */
+    public boolean isPrimary() {
+        PrimaryTerm term = currentTerm();
+        return term != null && term.isServing();
+    }
+
+    /** Where this process serves, while it is primary. */
+    public Optional<TmEndpoint> endpoint() {
+        PrimaryTerm term = currentTerm();
+        return term == null ? Optional.empty() : Optional.of(term.endpoint());
+    }
+
+    /** The TM this process runs while primary (in-process access for embedding and tests). */
+    public Optional<TransactionManagerCore> transactionManager() {
+        PrimaryTerm term = currentTerm();
+        return term == null ? Optional.empty() : Optional.of(term.core());
+    }
+
+    /** Waits until this process is primary and returns where it serves. */
+    public TmEndpoint awaitPrimary(long timeout, TimeUnit unit) throws InterruptedException, TimeoutException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        synchronized (monitor) {
+            while (current == null) {
+                long left = deadline - System.nanoTime();
+                if (closed || left <= 0) {
+                    throw new TimeoutException("Did not become primary within " + unit.toMillis(timeout) + " ms"
+                            + (closed ? " (closed)" : ""));
+                }
+                TimeUnit.NANOSECONDS.timedWait(monitor, left);
+            }
+            return current.endpoint();
+        }
+    }
+
+    /** Stops serving, releases the lease (so a backup takes over at once) and stops contending. */
+    @Override
+    public void close() {
+        synchronized (monitor) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            monitor.notifyAll();
+        }
+        contender.interrupt();
+        try {
+            contender.join(haConfig.leaseMs() + 10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (contender.isAlive()) {
+            LOG.warn("The HA contender thread did not stop; its lease expires by itself");
+        }
+        housekeeping.shutdownNow();
+    }
+
+    private PrimaryTerm currentTerm() {
+        synchronized (monitor) {
+            return current;
+        }
+    }
+
+    private boolean isClosed() {
+        synchronized (monitor) {
+            return closed;
+        }
+    }
+
+    /** The contender thread: backup until the lease is won, primary until it is lost, and again. */
+    private void contend() {
+        while (!isClosed()) {
+            ZooKeeperLease lease;
+            try {
+                lease = ZooKeeperLease.acquire(zk, haConfig.paths().lease(), holderId, haConfig.leaseMs(),
+                        seams.monotonicClock());
+            } catch (InterruptedException e) {
+                break;
+            } catch (TmException | RuntimeException e) {
+                if (!retryAfter("contending for the lease", e)) {
+                    break;
+                }
+                continue;
+            }
+            if (isClosed()) {
+                lease.release();
+                break;
+            }
+            PrimaryTerm term;
+            try {
+                term = PrimaryTerm.begin(lease, zk, haConfig, tmConfig, serverConfig, seams, housekeeping);
+            } catch (TmException | RuntimeException e) {
+                if (!retryAfter("starting as primary", e)) {
+                    break;
+                }
+                continue;
+            }
+            serve(term);
+        }
+        LOG.info("Transaction manager {} stopped contending for primacy", holderId);
+    }
+
+    private void serve(PrimaryTerm term) {
+        synchronized (monitor) {
+            if (closed) {
+                term.end("the transaction manager was shut down", true);
+                return;
+            }
+            current = term;
+            monitor.notifyAll();
+        }
+        LOG.info("Transaction manager {} is primary at {}", holderId, term.endpoint());
+        notifyListener(() -> seams.listener().becamePrimary(term.endpoint()));
+        String reason;
+        try {
+            reason = term.awaitEnd();
+        } catch (InterruptedException e) {
+            reason = null;
+        }
+        synchronized (monitor) {
+            current = null;
+            monitor.notifyAll();
+        }
+        if (reason == null || isClosed()) {
+            term.end("the transaction manager was shut down", true);
+            return;
+        }
+        term.end(reason, false);
+        LOG.error("Transaction manager {} is no longer primary and stopped serving: {}", holderId, reason);
+        String why = reason;
+        notifyListener(() -> seams.listener().lostPrimacy(why));
+    }
+
+    /** Logs a failure and waits before retrying; false when the service or its client is shutting down. */
+    private boolean retryAfter(String what, Exception e) {
+        if (isClosed() || zk.getState() == CuratorFrameworkState.STOPPED) {
+            return false;
+        }
+        LOG.warn("Transaction manager {} failed {}; retrying: {}", holderId, what, e.getMessage());
+        try {
+            Thread.sleep(Math.min(1_000, Math.max(50, haConfig.leaseMs() / 4)));
+            return true;
+        } catch (InterruptedException interrupted) {
+            return false;
+        }
+    }
+
+    private void notifyListener(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.warn("HA listener failed", e);
+        }
+    }
+
+    private static String newHolderId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "unknown-host";
+        }
+        String pid = Long.toString(ProcessHandle.current().pid());
+        return host + "/" + pid + "/" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread t = new Thread(runnable, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,76 @@
+package io.phoenixtxn.tm.ha;
+
+import io.phoenixtxn.tm.TmException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.BoundedExponentialBackoffRetry;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Opens Curator clients for the TM and its clients, and turns ZooKeeper failures into {@link TmException}s that
+ * name the quorum and the setting to fix. Connecting is bounded by {@value HaConfig#ZK_CONNECT_TIMEOUT_MS}: an
+ * unreachable quorum must fail the start, not hang it.
+ */
+public final class ZooKeeperClients {
+    private ZooKeeperClients() {
+    }
+
+    /** A started client that is connected; fails within the connect timeout if the quorum cannot be reached. */
+    public static CuratorFramework connect(HaConfig config) throws TmException {
+        if (!config.isEnabled()) {
+            throw new TmException("No ZooKeeper quorum is configured; set " + HaConfig.ZK_QUORUM + " (or "
+                    + HaConfig.HBASE_QUORUM + ") to run the transaction manager with high availability");
+        }
+        int connectTimeout = (int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMs());
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(config.quorum())
+                .sessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, config.sessionTimeoutMs()))
+                .connectionTimeoutMs(connectTimeout)
+                // Bounded: a TM call that needs ZooKeeper must fail in bounded time, never block forever.
+                .retryPolicy(new BoundedExponentialBackoffRetry(100, 1_000, 3))
+                .build();
+        client.start();
+        try {
+            awaitConnected(client, config);
+        } catch (TmException e) {
+            client.close();
+            throw e;
+        }
+        return client;
+    }
+
+    /** Waits for the client's first connection, at most the configured connect timeout. */
+    static void awaitConnected(CuratorFramework client, HaConfig config) throws TmException {
+        boolean connected;
+        try {
+            connected = client.blockUntilConnected((int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMs()),
+                    TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TmException("Interrupted while connecting to ZooKeeper at " + quorum(client), e);
+        }
+        if (!connected) {
+            throw new TmException("Cannot reach ZooKeeper at " + quorum(client) + " within "
+                    + config.connectTimeoutMs() + " ms; check that ZooKeeper runs there, or fix "
+                    + config.quorumKey() + (HaConfig.ZK_QUORUM.equals(config.quorumKey()) ? "" : " (or set "
+                    + HaConfig.ZK_QUORUM + ")") + "; " + HaConfig.ZK_CONNECT_TIMEOUT_MS + " sets how long to wait");
+        }
+    }
+
+    static String quorum(CuratorFramework client) {
+        return client.getZookeeperClient().getCurrentConnectionString();
+    }
+
+    /** A ZooKeeper operation failed: wrap it with what was attempted, where, and the quorum. */
+    static TmException failure(CuratorFramework client, String action, String path, Exception cause) {
+        if (cause instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        if (cause instanceof TmException tm) {
+            return tm;
+        }
+        return new TmException("ZooKeeper at " + quorum(client) + " failed to " + action + " " + path + ": "
+                + cause, cause);
+    }
+}
