@@ -45,7 +45,7 @@ public final class EmbeddedStack implements AutoCloseable {
         long started = System.nanoTime();
         hbase.startMiniCluster(StartMiniClusterOption.builder().numRegionServers(1).numDataNodes(1).build());
         EmbeddedStack stack = new EmbeddedStack(hbase);
-        EmbeddedTm.shared(TmConfig.from(conf::get));
+        // The TM starts with the first transaction (embedded), unless --serve adopts a served one first.
         LOG.info("Embedded stack up in {} ms: {}", (System.nanoTime() - started) / 1_000_000, stack.jdbcUrl);
         return stack;
     }
@@ -57,7 +57,8 @@ public final class EmbeddedStack implements AutoCloseable {
     /** The settings the stack needs; each one says why. */
     static void configure(Configuration conf) {
         conf.setBoolean("phoenix.transactions.enabled", true);
-        conf.set("phoenix.txn.tm.mode", "embedded");
+        // auto: this JVM's TM; the stack never reaches for another cluster's TM
+        conf.set("phoenix.txn.tm.mode", "auto");
         // A small conflict table is plenty for one JVM and keeps the stack's heap small.
         conf.setInt(TmConfig.CONFLICT_ENTRIES, 1 << 20);
         // Phoenix's own minicluster settings: fewer threads, no table sanity checks for its system tables.

@@ -26,6 +26,9 @@ import java.util.concurrent.TimeUnit;
 public final class PhoenixTxnStack {
     private static final long STARTUP_LIMIT_S = Long.getLong("phoenix.txn.stack.startup.timeout.s", 300);
     private static final long SHUTDOWN_LIMIT_S = 60;
+    /** Set when a signal (Ctrl-C, SIGTERM) ends --serve: the JVM is already exiting, System.exit would block. */
+    private static volatile boolean signalled;
+    private static final CountDownLatch CLOSED = new CountDownLatch(1);
 
     private PhoenixTxnStack() {
     }
@@ -38,6 +41,10 @@ public final class PhoenixTxnStack {
             System.err.println("phoenix-txn stack failed: " + e);
             e.printStackTrace(System.err);
             status = 1;
+        }
+        if (signalled) {
+            CLOSED.countDown(); // the shutdown hook waits for the stack to close, then the JVM exits
+            return;
         }
         haltAfter(SHUTDOWN_LIMIT_S, "shutdown");
         System.exit(status);
@@ -109,7 +116,24 @@ public final class PhoenixTxnStack {
     }
 
     private static int serve(EmbeddedStack stack) throws Exception {
-        throw new IllegalStateException("SERVE_PENDING");
+        try (ServedTm served = ServedTm.start(stack)) {
+            System.out.println("Serving. Other JVMs connect with the JDBC URL above and phoenix-txn's client jar on"
+                    + " their classpath (plus phoenix.transactions.enabled=true); they find this TM at "
+                    + served.address() + " through ZooKeeper. Stop with Ctrl-C.");
+            System.out.println("SERVING " + stack.jdbcUrl());
+            CountDownLatch stop = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                signalled = true;
+                stop.countDown();
+                try {
+                    CLOSED.await(SHUTDOWN_LIMIT_S, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "serve-stop"));
+            stop.await();
+            return 0;
+        }
     }
 
     /** Halts the JVM if the phase does not finish in time; interrupt the returned thread to cancel. */

@@ -2,30 +2,35 @@ package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
-import io.phoenixtxn.tm.TransactionManager;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.phoenix.transaction.PhoenixTransactionClient;
 
 import java.io.IOException;
-import java.util.function.Supplier;
 
 /**
  * What Phoenix caches per connection service for our provider: an HBase connection for the commit table and
  * post-commit, and a {@link TxnClient} that asks the TM supplier on every call.
  */
 final class PhoenixTxnClient implements PhoenixTransactionClient {
+    private final TmHandle tm;
     private final Connection hbase;
     private final TxnClient client;
 
     PhoenixTxnClient(Configuration conf) throws IOException {
-        Supplier<TransactionManager> tm = TmLocator.locate(conf);
-        this.hbase = ConnectionFactory.createConnection(conf);
+        this.tm = TmLocator.locate(conf);
+        try {
+            this.hbase = ConnectionFactory.createConnection(conf);
+        } catch (IOException | RuntimeException e) {
+            tm.close();
+            throw e;
+        }
         try {
             this.client = new TxnClient(hbase, tm, TxnClientConfig.from(conf::get));
         } catch (IOException | RuntimeException e) {
             hbase.close();
+            tm.close();
             throw e;
         }
     }
@@ -39,7 +44,11 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
         try {
             client.close();
         } finally {
-            hbase.close();
+            try {
+                hbase.close();
+            } finally {
+                tm.close();
+            }
         }
     }
 }

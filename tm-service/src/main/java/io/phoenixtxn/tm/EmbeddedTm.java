@@ -8,12 +8,23 @@ package io.phoenixtxn.tm;
  */
 public final class EmbeddedTm {
     private static volatile TransactionManagerCore instance;
+    /** Set when the JVM serves its TM to others (HA service): the TM then comes from there, never in memory. */
+    private static volatile java.util.function.Supplier<TransactionManagerCore> adopted;
 
     private EmbeddedTm() {
     }
 
     /** The shared TM, started with {@code config} if this is the first call. */
     public static TransactionManagerCore shared(TmConfig config) {
+        java.util.function.Supplier<TransactionManagerCore> source = adopted;
+        if (source != null) {
+            TransactionManagerCore served = source.get();
+            if (served == null) {
+                throw new IllegalStateException("This JVM serves its transaction manager through ZooKeeper HA and"
+                        + " is not primary right now (lease lost); transactions resume when it or a backup is");
+            }
+            return served;
+        }
         TransactionManagerCore tm = instance;
         if (tm != null && tm.isServing()) {
             return tm;
@@ -28,12 +39,34 @@ public final class EmbeddedTm {
 
     /** The shared TM if this JVM runs one, else null (region servers must never start a TM of their own). */
     public static TransactionManagerCore existing() {
+        java.util.function.Supplier<TransactionManagerCore> source = adopted;
+        if (source != null) {
+            return source.get();
+        }
         TransactionManagerCore tm = instance;
         return tm != null && tm.isServing() ? tm : null;
     }
 
+    /**
+     * Makes this JVM's TM the one {@code source} supplies (a TM this JVM serves to others, primary through HA).
+     * Must happen before the first transaction; an in-memory TM started earlier is shut down.
+     */
+    public static synchronized void adopt(java.util.function.Supplier<TransactionManagerCore> source) {
+        if (instance != null) {
+            instance.close();
+            instance = null;
+        }
+        adopted = source;
+    }
+
+    /** True when this JVM runs a TM (in memory or served). */
+    public static boolean isRunningHere() {
+        return adopted != null || instance != null;
+    }
+
     /** Stops the shared TM; the next {@link #shared} starts a new one (timestamps stay monotonic). */
     public static synchronized void shutdown() {
+        adopted = null;
         if (instance != null) {
             instance.close();
             instance = null;

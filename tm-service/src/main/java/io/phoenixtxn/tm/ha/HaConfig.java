@@ -14,6 +14,8 @@ import java.util.function.Function;
 public final class HaConfig {
     public static final String ZK_QUORUM = "phoenix.txn.tm.zk.quorum";
     public static final String HBASE_QUORUM = "hbase.zookeeper.quorum";
+    /** HBase's client-side quorum; Phoenix 5.2 puts the JDBC URL's hosts:port here, ahead of the server key. */
+    public static final String HBASE_CLIENT_QUORUM = "hbase.client.zookeeper.quorum";
     public static final String HBASE_CLIENT_PORT = "hbase.zookeeper.property.clientPort";
     public static final String ZK_PATH = "phoenix.txn.tm.zk.path";
     public static final String LEASE_MS = "phoenix.txn.tm.lease.ms";
@@ -54,6 +56,11 @@ public final class HaConfig {
     public static HaConfig from(Function<String, String> lookup) {
         String quorum = trimmed(lookup.apply(ZK_QUORUM));
         String quorumKey = ZK_QUORUM;
+        if (quorum == null && trimmed(lookup.apply(HBASE_CLIENT_QUORUM)) != null) {
+            quorum = withClientPort(trimmed(lookup.apply(HBASE_CLIENT_QUORUM)),
+                    (int) positive(lookup, HBASE_CLIENT_PORT, DEFAULT_ZK_CLIENT_PORT));
+            quorumKey = HBASE_CLIENT_QUORUM;
+        }
         if (quorum == null) {
             String hbaseQuorum = trimmed(lookup.apply(HBASE_QUORUM));
             if (hbaseQuorum != null) {

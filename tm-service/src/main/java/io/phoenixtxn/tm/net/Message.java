@@ -1,0 +1,131 @@
+package io.phoenixtxn.tm.net;
+
+import io.phoenixtxn.tm.AbortReason;
+import io.phoenixtxn.tm.PendingStatus;
+
+/** The messages of the TM protocol, decoded. Requests flow client to server, responses back. */
+sealed interface Message {
+
+    long requestId();
+
+    MessageType type();
+
+    /** Client to server. */
+    sealed interface Request extends Message {
+    }
+
+    /** Server to client. */
+    sealed interface Response extends Message {
+    }
+
+    record Hello(long requestId, int magic, int version) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.HELLO;
+        }
+    }
+
+    record Begin(long requestId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.BEGIN;
+        }
+    }
+
+    /** Arrays are shared, not copied: a message is built right before it is encoded or right after decoding. */
+    record Commit(long requestId, long txId, long[] rowHashes, long[] tableIds) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.COMMIT;
+        }
+    }
+
+    record Fence(long requestId, long tableId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.FENCE;
+        }
+    }
+
+    record GetLowWaterMark(long requestId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.LOW_WATER_MARK;
+        }
+    }
+
+    record GetPendingStatus(long requestId, long txId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.PENDING_STATUS;
+        }
+    }
+
+    record Ping(long requestId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.PING;
+        }
+    }
+
+    record HelloOk(long requestId, int version, int idleTimeoutSeconds) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.HELLO_OK;
+        }
+    }
+
+    record Timestamp(long requestId, long timestamp) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.TIMESTAMP;
+        }
+    }
+
+    record Committed(long requestId, long commitTimestamp) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.COMMITTED;
+        }
+    }
+
+    record Aborted(long requestId, AbortReason reason) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.ABORTED;
+        }
+    }
+
+    record ErrorReply(long requestId, String message) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.ERROR;
+        }
+    }
+
+    record Pong(long requestId) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.PONG;
+        }
+    }
+
+    /** {@code commitTs} is meaningful for {@link PendingStatus.Kind#DECIDED} only (-1 otherwise). */
+    record Status(long requestId, PendingStatus.Kind kind, long commitTs) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.STATUS;
+        }
+
+        PendingStatus toPendingStatus() {
+            switch (kind) {
+                case DECIDED:
+                    return PendingStatus.decided(commitTs);
+                case NOT_DECIDED:
+                    return PendingStatus.notDecided();
+                default:
+                    return PendingStatus.unknown();
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package io.phoenixtxn.tm.net;
+
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+
+import java.util.function.Function;
+
+/** Settings of the TM client ({@link RemoteTransactionManager}). Immutable; {@code with*} returns a copy. */
+public final class RemoteTmConfig {
+    public static final String CONNECTIONS = "phoenix.txn.tm.client.connections";
+    public static final String REQUEST_TIMEOUT_MS = "phoenix.txn.tm.client.request.timeout.ms";
+    public static final String CONNECT_TIMEOUT_MS = "phoenix.txn.tm.client.connect.timeout.ms";
+    public static final String PING_INTERVAL_MS = "phoenix.txn.tm.client.ping.interval.ms";
+    public static final String MAX_FRAME_BYTES = "phoenix.txn.tm.client.max.frame.bytes";
+    /** TLS on (true/false); trusts {@link #TLS_TRUST_FILE} if set, else the JDK's default trust store. */
+    public static final String TLS_ENABLED = "phoenix.txn.tm.client.tls.enabled";
+    /** PEM certificates to trust for the TM server (a CA or the server's self-signed certificate). */
+    public static final String TLS_TRUST_FILE = "phoenix.txn.tm.client.tls.trust.file";
+
+    /** Two channels keep a slow one (a large commit, a GC pause) from stalling every thread. */
+    public static final int DEFAULT_CONNECTIONS = 2;
+    public static final int DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
+    public static final int DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
+    public static final int DEFAULT_PING_INTERVAL_MS = 10_000;
+    public static final int DEFAULT_MAX_FRAME_BYTES = Protocol.DEFAULT_MAX_FRAME_BYTES;
+    private static final int MIN_MAX_FRAME_BYTES = 1024;
+    private static final int MAX_MILLIS = 3_600_000;
+
+    private final int connections;
+    private final int requestTimeoutMs;
+    private final int connectTimeoutMs;
+    private final int pingIntervalMs;
+    private final int maxFrameBytes;
+    private final SslContext sslContext;
+
+    private RemoteTmConfig(int connections, int requestTimeoutMs, int connectTimeoutMs, int pingIntervalMs,
+                           int maxFrameBytes, SslContext sslContext) {
+        this.connections = (int) ConfigValues.checkRange(CONNECTIONS, connections, 1, 64);
+        this.requestTimeoutMs = (int) ConfigValues.checkRange(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, MAX_MILLIS);
+        this.connectTimeoutMs = (int) ConfigValues.checkRange(CONNECT_TIMEOUT_MS, connectTimeoutMs, 1, MAX_MILLIS);
+        this.pingIntervalMs = (int) ConfigValues.checkRange(PING_INTERVAL_MS, pingIntervalMs, 1, MAX_MILLIS);
+        this.maxFrameBytes = (int) ConfigValues.checkRange(MAX_FRAME_BYTES, maxFrameBytes, MIN_MAX_FRAME_BYTES,
+                TmServerConfig.MAX_MAX_FRAME_BYTES);
+        this.sslContext = sslContext;
+    }
+
+    public static RemoteTmConfig defaults() {
+        return from(key -> null);
+    }
+
+    /** Reads every key through {@code lookup} (null = default); bad values fail with the key's name. */
+    public static RemoteTmConfig from(Function<String, String> lookup) {
+        String trustFile = ConfigValues.string(lookup, TLS_TRUST_FILE, null);
+        boolean tls = ConfigValues.bool(lookup, TLS_ENABLED, false);
+        if (trustFile != null && !tls) {
+            throw new IllegalArgumentException(TLS_TRUST_FILE + " is set but " + TLS_ENABLED + " is not true; set "
+                    + TLS_ENABLED + "=true to use TLS, or remove the trust file");
+        }
+        SslContext ssl = !tls ? null : ConfigValues.tls(TLS_ENABLED + "/" + TLS_TRUST_FILE, () -> trustFile == null
+                ? SslContextBuilder.forClient().build()
+                : SslContextBuilder.forClient().trustManager(ConfigValues.readableFile(TLS_TRUST_FILE, trustFile))
+                        .build());
+        return new RemoteTmConfig(
+                (int) ConfigValues.number(lookup, CONNECTIONS, DEFAULT_CONNECTIONS, 1, 64),
+                (int) ConfigValues.number(lookup, REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, MAX_MILLIS),
+                (int) ConfigValues.number(lookup, CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, MAX_MILLIS),
+                (int) ConfigValues.number(lookup, PING_INTERVAL_MS, DEFAULT_PING_INTERVAL_MS, 1, MAX_MILLIS),
+                (int) ConfigValues.number(lookup, MAX_FRAME_BYTES, DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES,
+                        TmServerConfig.MAX_MAX_FRAME_BYTES),
+                ssl);
+    }
+
+    /** Channels shared by every thread of the client; requests are pipelined on them. */
+    public int connections() {
+        return connections;
+    }
+
+    /** A request without an answer this long fails and its channel is closed (the TM is presumed gone). */
+    public int requestTimeoutMs() {
+        return requestTimeoutMs;
+    }
+
+    /**
+     * Bounds the TCP connect. The TLS and protocol handshake after it get this plus the request timeout: a
+     * freshly started server (a new primary) is slow to answer its first connection.
+     */
+    public int connectTimeoutMs() {
+        return connectTimeoutMs;
+    }
+
+    /** An idle channel pings this often (or more often, if the server's idle timeout needs it). */
+    public int pingIntervalMs() {
+        return pingIntervalMs;
+    }
+
+    /**
+     * Largest frame sent or accepted. A commit whose write set does not fit fails locally, before it could make
+     * the server close a channel other threads share; keep it at or below the server's limit.
+     */
+    public int maxFrameBytes() {
+        return maxFrameBytes;
+    }
+
+    /** Client TLS context, or null for plain TCP. */
+    public SslContext sslContext() {
+        return sslContext;
+    }
+
+    public RemoteTmConfig withConnections(int count) {
+        return new RemoteTmConfig(count, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
+                sslContext);
+    }
+
+    public RemoteTmConfig withRequestTimeoutMs(int millis) {
+        return new RemoteTmConfig(connections, millis, connectTimeoutMs, pingIntervalMs, maxFrameBytes, sslContext);
+    }
+
+    public RemoteTmConfig withConnectTimeoutMs(int millis) {
+        return new RemoteTmConfig(connections, requestTimeoutMs, millis, pingIntervalMs, maxFrameBytes, sslContext);
+    }
+
+    public RemoteTmConfig withPingIntervalMs(int millis) {
+        return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, millis, maxFrameBytes,
+                sslContext);
+    }
+
+    public RemoteTmConfig withMaxFrameBytes(int bytes) {
+        return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, bytes,
+                sslContext);
+    }
+
+    /** A client-side context ({@code SslContextBuilder.forClient}), or null for plain TCP. */
+    public RemoteTmConfig withSslContext(SslContext context) {
+        if (context != null && !context.isClient()) {
+            throw new IllegalArgumentException("RemoteTmConfig needs a client SslContext (SslContextBuilder"
+                    + ".forClient), got a server one");
+        }
+        return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
+                context);
+    }
+
+    @Override
+    public String toString() {
+        return "RemoteTmConfig{connections=" + connections + ", requestTimeoutMs=" + requestTimeoutMs
+                + ", connectTimeoutMs=" + connectTimeoutMs + ", pingIntervalMs=" + pingIntervalMs
+                + ", maxFrameBytes=" + maxFrameBytes + ", tls=" + (sslContext != null) + "}";
+    }
+}

@@ -1,0 +1,301 @@
+package io.phoenixtxn.tm.net;
+
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.phoenixtxn.tm.CommitDecision;
+import io.phoenixtxn.tm.PendingStatus;
+import io.phoenixtxn.tm.TmException;
+import io.phoenixtxn.tm.TransactionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+
+/**
+ * The TM client: a {@link TransactionManager} whose calls travel to a {@link TmServer}. Many threads share a few
+ * pipelined connections ({@link RemoteTmConfig#connections()}); every call is a future underneath, and the
+ * blocking methods wait for it.
+ *
+ * <p>Failover: when a connection is lost or a request times out, the requests in flight on it fail with a
+ * {@link TmException} (their outcome is unknown to this client; for a commit, the commit protocol decides it).
+ * The next request reconnects to wherever the {@link TmEndpointResolver} says the primary is. When the resolver
+ * reports a new primary, connections to the old one are closed. A request that provably never left the client is
+ * sent once more on a fresh connection; nothing else is retried here.
+ *
+ * <p>A {@code begin} answered with a timestamp at or below the current primary's epoch comes from a deposed
+ * primary (a late answer); it is discarded and retried once against the resolver's current primary.
+ *
+ * <p>Futures of the {@code *Async} methods complete on I/O threads: chain slow work with the {@code *Async}
+ * stages of {@link CompletableFuture}. Their failures are {@link TmException}s (wrapped in
+ * {@link CompletionException} when seen through {@code join} or a dependent stage).
+ */
+public final class RemoteTransactionManager implements TransactionManager {
+    static final String CLOSED = "the TM client (RemoteTransactionManager) is closed";
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteTransactionManager.class);
+    /** Retries and endpoint refreshes are rare; one thread keeps resolver calls off the event loops. */
+    private static final int CONTROL_QUEUE = 1024;
+
+    private final TmEndpointResolver resolver;
+    private final RemoteTmConfig config;
+    private final AtomicLong requestIds = new AtomicLong();
+    private final ConnectionPool pool;
+    private final ExecutorService control;
+    /**
+     * Longest a blocking call waits: two attempts, each a connect, a handshake (connect + request timeout) and a
+     * request. A safety net only: every step has its own, shorter timeout.
+     */
+    private final long maxWaitMs;
+    private volatile boolean closed;
+
+    private RemoteTransactionManager(TmEndpointResolver resolver, RemoteTmConfig config) {
+        this.resolver = resolver;
+        this.config = config;
+        this.pool = new ConnectionPool(resolver, config, requestIds::incrementAndGet);
+        this.control = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new LinkedBlockingQueue<>(CONTROL_QUEUE), new DefaultThreadFactory("phoenix-txn-tm-client-control",
+                true));
+        this.maxWaitMs = 4L * (config.connectTimeoutMs() + config.requestTimeoutMs()) + 1_000;
+    }
+
+    /**
+     * Connects to the primary the resolver names and returns once the handshake is done, so a wrong address or
+     * version fails here with a clear error. The client owns {@code resolver} from now on and closes it.
+     */
+    public static RemoteTransactionManager connect(TmEndpointResolver resolver, RemoteTmConfig config)
+            throws TmException {
+        Objects.requireNonNull(resolver, "resolver");
+        Objects.requireNonNull(config, "config");
+        RemoteTransactionManager tm = new RemoteTransactionManager(resolver, config);
+        resolver.onChange(tm::primaryChanged);
+        try {
+            tm.await(tm.pool.acquire(), "connect");
+        } catch (TmException e) {
+            tm.close();
+            throw e;
+        }
+        return tm;
+    }
+
+    @Override
+    public long begin() throws TmException {
+        return await(beginAsync(), "BEGIN");
+    }
+
+    @Override
+    public CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException {
+        // The caller is blocked until the answer, so its arrays cannot change under the encoder: no copy.
+        return await(commit(txId, rowHashes, tableIds, false), "COMMIT");
+    }
+
+    @Override
+    public long fence(long tableId) throws TmException {
+        return await(fenceAsync(tableId), "FENCE");
+    }
+
+    @Override
+    public long lowWaterMark() throws TmException {
+        return await(lowWaterMarkAsync(), "LOW_WATER_MARK");
+    }
+
+    @Override
+    public PendingStatus pendingStatus(long txId) throws TmException {
+        return await(pendingStatusAsync(txId), "PENDING_STATUS");
+    }
+
+    /** A start timestamp from the current primary, newer than its epoch. */
+    public CompletableFuture<Long> beginAsync() {
+        return begin(true);
+    }
+
+    /** Decides a transaction; the arrays are copied, so the caller may reuse them at once. */
+    public CompletableFuture<CommitDecision> commitAsync(long txId, long[] rowHashes, long[] tableIds) {
+        return commit(txId, rowHashes, tableIds, true);
+    }
+
+    public CompletableFuture<Long> fenceAsync(long tableId) {
+        return send(id -> new Message.Fence(id, tableId)).thenApply(reply -> timestamp(reply, "FENCE"));
+    }
+
+    public CompletableFuture<Long> lowWaterMarkAsync() {
+        return send(Message.GetLowWaterMark::new).thenApply(reply -> timestamp(reply, "LOW_WATER_MARK"));
+    }
+
+    /** What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}). */
+    public CompletableFuture<PendingStatus> pendingStatusAsync(long txId) {
+        return send(id -> new Message.GetPendingStatus(id, txId)).thenApply(reply -> {
+            if (reply.response() instanceof Message.Status status) {
+                return status.toPendingStatus();
+            }
+            throw new CompletionException(unexpected(reply, "PENDING_STATUS", MessageType.STATUS));
+        });
+    }
+
+    /** Connections opened so far, reconnects included (monitoring, tests). */
+    long connectionsOpened() {
+        return pool.connectionsOpened();
+    }
+
+    /**
+     * Closes every connection (in-flight requests fail), the I/O threads and the resolver. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pool.close();
+        control.shutdownNow();
+        try {
+            resolver.close();
+        } catch (RuntimeException e) {
+            LOG.warn("Closing the TM endpoint resolver {} failed", resolver, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RemoteTransactionManager[" + resolver + ", " + config + "]";
+    }
+
+    private CompletableFuture<Long> begin(boolean mayRetry) {
+        return send(Message.Begin::new).thenCompose(reply -> {
+            long ts = timestamp(reply, "BEGIN");
+            long epoch = pool.epochFloor();
+            if (ts > epoch) {
+                return CompletableFuture.completedFuture(ts);
+            }
+            String stale = "the TM at " + reply.connection().endpoint().address() + " answered BEGIN with timestamp "
+                    + ts + ", at or below the current primary's epoch " + epoch + ", so it is a deposed primary";
+            reply.connection().close(stale);
+            if (!mayRetry) {
+                return CompletableFuture.failedFuture(new TmException("BEGIN failed twice: " + stale
+                        + "; the TM primary is changing, retry the transaction"));
+            }
+            return onControlThread(() -> {
+                pool.refresh(stale);
+                return begin(false);
+            });
+        });
+    }
+
+    private CompletableFuture<CommitDecision> commit(long txId, long[] rowHashes, long[] tableIds, boolean copy) {
+        Objects.requireNonNull(rowHashes, "rowHashes");
+        Objects.requireNonNull(tableIds, "tableIds");
+        long frameBytes = WireCodec.commitBodyBytes(rowHashes.length, tableIds.length);
+        if (frameBytes > config.maxFrameBytes()) {
+            // Checked here: the server would close the whole shared connection on an oversize frame.
+            return CompletableFuture.failedFuture(new TmException("The write set of " + rowHashes.length
+                    + " rows and " + tableIds.length + " tables needs a " + frameBytes + "-byte COMMIT frame, above "
+                    + RemoteTmConfig.MAX_FRAME_BYTES + "=" + config.maxFrameBytes() + "; split the transaction,"
+                    + " or raise the limit on client and server (" + TmServerConfig.MAX_FRAME_BYTES + ")"));
+        }
+        long[] rows = copy ? rowHashes.clone() : rowHashes;
+        long[] tables = copy ? tableIds.clone() : tableIds;
+        return send(id -> new Message.Commit(id, txId, rows, tables)).thenApply(RemoteTransactionManager::decision);
+    }
+
+    /** Sends a request on a pooled connection; resends once, on a fresh connection, if it was never sent. */
+    private CompletableFuture<Reply> send(LongFunction<Message.Request> request) {
+        return attempt(request).exceptionallyCompose(failure -> unwrap(failure) instanceof NotSentException
+                ? onControlThread(() -> attempt(request))
+                : CompletableFuture.failedFuture(failure));
+    }
+
+    private CompletableFuture<Reply> attempt(LongFunction<Message.Request> request) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new TmException(CLOSED));
+        }
+        return pool.acquire().thenCompose(connection -> connection.call(request.apply(requestIds.incrementAndGet()))
+                .thenApply(response -> new Reply(connection, response)));
+    }
+
+    /** Runs {@code step} on the control thread: it may call the resolver, which may block. */
+    private <T> CompletableFuture<T> onControlThread(Supplier<CompletableFuture<T>> step) {
+        try {
+            return CompletableFuture.supplyAsync(step, control).thenCompose(next -> next);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new TmException(closed ? CLOSED
+                    : "the TM client is overloaded with reconnects; retry"));
+        }
+    }
+
+    private void primaryChanged() {
+        if (closed) {
+            return;
+        }
+        try {
+            control.execute(() -> pool.refresh("the TM primary changed"));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("Ignoring a TM primary change: the client is closing or already refreshing");
+        }
+    }
+
+    private <T> T await(CompletableFuture<T> future, String what) throws TmException {
+        try {
+            return future.get(maxWaitMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = unwrap(e.getCause());
+            // A new exception, so the caller's stack shows up next to the I/O thread's.
+            throw cause instanceof TmException ? new TmException(cause.getMessage(), cause)
+                    : new TmException(what + " failed unexpectedly: " + Failures.describe(cause), cause);
+        } catch (TimeoutException e) {
+            throw new TmException("No answer to " + what + " within " + maxWaitMs + " ms; its outcome is unknown",
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TmException("Interrupted while waiting for the TM to answer " + what
+                    + "; its outcome is unknown", e);
+        }
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static long timestamp(Reply reply, String what) {
+        if (reply.response() instanceof Message.Timestamp ts) {
+            return ts.timestamp();
+        }
+        throw new CompletionException(unexpected(reply, what, MessageType.TIMESTAMP));
+    }
+
+    private static CommitDecision decision(Reply reply) {
+        Message.Response response = reply.response();
+        if (response instanceof Message.Committed committed) {
+            return CommitDecision.committed(committed.commitTimestamp());
+        }
+        if (response instanceof Message.Aborted aborted) {
+            return CommitDecision.aborted(aborted.reason());
+        }
+        throw new CompletionException(unexpected(reply, "COMMIT", MessageType.COMMITTED));
+    }
+
+    private static TmException unexpected(Reply reply, String what, MessageType expected) {
+        String tm = "the TM at " + reply.connection().endpoint().address();
+        if (reply.response() instanceof Message.ErrorReply error) {
+            return new TmException(what + " failed at " + tm + ": " + error.message());
+        }
+        return new TmException("Protocol error: " + tm + " answered " + what + " with " + reply.response().type()
+                + " instead of " + expected + "; do client and server versions match?");
+    }
+
+    /** An answer and the connection it came on (BEGIN needs the latter to close a deposed primary's channel). */
+    private record Reply(ClientConnection connection, Message.Response response) {
+    }
+}

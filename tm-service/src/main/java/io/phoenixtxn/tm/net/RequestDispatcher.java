@@ -1,0 +1,103 @@
+package io.phoenixtxn.tm.net;
+
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.phoenixtxn.tm.CommitDecision;
+import io.phoenixtxn.tm.PendingStatus;
+import io.phoenixtxn.tm.TmException;
+import io.phoenixtxn.tm.TransactionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs requests against the {@link TransactionManager} on worker threads and writes the answers back.
+ *
+ * <p>Why not on the event loop: the core's calls are usually microseconds, but some block. {@code begin} and
+ * {@code commit} may hit a timestamp-epoch reservation (a ZooKeeper compare-and-set under HA), {@code fence}
+ * persists to the fence store before it answers, every {@code commit} waits on the fence lock while a fence is
+ * being persisted, and {@code pendingStatus} waits for a commit decision in progress. On an event loop any of
+ * these would stall every connection sharing that loop, including their pings, and a long stall would idle-close
+ * healthy clients. A thread hop costs microseconds against a network round trip, and flush consolidation in the
+ * pipeline batches the answers the workers write.
+ *
+ * <p>The queue is bounded: an overloaded server answers ERROR at once instead of queueing without limit.
+ */
+final class RequestDispatcher implements AutoCloseable {
+    static final int MAX_QUEUED_REQUESTS = 65_536;
+    private static final Logger LOG = LoggerFactory.getLogger(RequestDispatcher.class);
+
+    private final TransactionManager tm;
+    private final ThreadPoolExecutor workers;
+
+    RequestDispatcher(TransactionManager tm, int threads) {
+        this.tm = tm;
+        this.workers = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(MAX_QUEUED_REQUESTS), new DefaultThreadFactory("phoenix-txn-tm-worker",
+                true));
+    }
+
+    /** Queues a request; its answer is written to {@code channel} (dropped if the channel closed meanwhile). */
+    void dispatch(Channel channel, Message.Request request) {
+        try {
+            workers.execute(() -> channel.writeAndFlush(execute(request)));
+        } catch (RejectedExecutionException e) {
+            channel.writeAndFlush(new Message.ErrorReply(request.requestId(), workers.isShutdown()
+                    ? "the TM server is shutting down; retry against the new primary"
+                    : "the TM server is overloaded (" + MAX_QUEUED_REQUESTS + " requests queued); retry with"
+                    + " backoff, or add " + TmServerConfig.WORKER_THREADS));
+        }
+    }
+
+    /** The answer to one request; a TM failure becomes an ERROR carrying its message. */
+    Message.Response execute(Message.Request request) {
+        long id = request.requestId();
+        try {
+            if (request instanceof Message.Begin) {
+                return new Message.Timestamp(id, tm.begin());
+            } else if (request instanceof Message.Commit commit) {
+                CommitDecision decision = tm.commit(commit.txId(), commit.rowHashes(), commit.tableIds());
+                return decision.isCommitted() ? new Message.Committed(id, decision.commitTimestamp())
+                        : new Message.Aborted(id, decision.abortReason());
+            } else if (request instanceof Message.Fence fence) {
+                return new Message.Timestamp(id, tm.fence(fence.tableId()));
+            } else if (request instanceof Message.GetLowWaterMark) {
+                return new Message.Timestamp(id, tm.lowWaterMark());
+            } else if (request instanceof Message.GetPendingStatus query) {
+                PendingStatus status = tm.pendingStatus(query.txId());
+                return new Message.Status(id, status.kind(), status.commitTs());
+            }
+            throw new IllegalArgumentException(request.type() + " is answered by the connection, not the TM");
+        } catch (TmException e) {
+            return new Message.ErrorReply(id, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("Transaction manager failed on {} request {}", request.type(), id, e);
+            return new Message.ErrorReply(id, "internal error in the transaction manager (" + Failures.describe(e)
+                    + "); see the TM server log");
+        }
+    }
+
+    /** Stops taking requests; waits up to {@code timeoutMs} for running ones, then interrupts them. */
+    @Override
+    public void close() {
+        close(TmServer.CLOSE_TIMEOUT_MS);
+    }
+
+    void close(long timeoutMs) {
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS)) {
+                LOG.warn("TM worker threads still busy after {} ms; interrupting them", timeoutMs);
+                workers.shutdownNow();
+                workers.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            workers.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
