@@ -4,17 +4,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -22,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * JDK flags file): --demo exits 0, and a SQL script through sqlline (CREATE ... TRANSACTIONAL=true, UPSERT,
  * !commit, SELECT) returns the committed row.
  */
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
 class LauncherIT {
 
     @Test
@@ -50,7 +59,73 @@ class LauncherIT {
         assertTrue(!r.output.contains("| 2 "), r.output);
     }
 
-    private static Result launch(Path dir, String... args) throws IOException, InterruptedException {
+    /**
+     * --serve keeps the stack up and serves its TM; this JVM connects as "another JVM" would (mode remote, so it
+     * cannot fall back to its own embedded TM): the TM found through the JDBC URL's ZooKeeper decides its commits,
+     * including a write-write conflict. SIGTERM then stops the server cleanly.
+     */
+    @Test
+    void serveModeServesTransactionsOfOtherJvms(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("serve.log");
+        Process serve = new ProcessBuilder(command(dir, "--serve", "-Dphoenix.txn.tm.server.port=0"))
+                .directory(dir.toFile()).redirectErrorStream(true).start();
+        CompletableFuture<String> served = watchOutput(serve, log, "SERVING ");
+        try {
+            String url = served.get(4, TimeUnit.MINUTES).substring("SERVING ".length()).trim();
+            Properties props = new Properties();
+            props.setProperty("phoenix.transactions.enabled", "true");
+            props.setProperty("phoenix.txn.tm.mode", "remote");
+            try (Connection a = DriverManager.getConnection(url, props);
+                 Connection b = DriverManager.getConnection(url, props)) {
+                a.setAutoCommit(false);
+                b.setAutoCommit(false);
+                a.createStatement().execute("CREATE TABLE SERVED (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
+                a.createStatement().executeUpdate("UPSERT INTO SERVED VALUES (1, 'a')");
+                b.createStatement().executeUpdate("UPSERT INTO SERVED VALUES (1, 'b')");
+                a.commit();
+                SQLException conflict = assertThrows(SQLException.class, b::commit);
+                assertEquals(523, conflict.getErrorCode());
+                try (ResultSet rs = b.createStatement().executeQuery("SELECT V FROM SERVED WHERE K = 1")) {
+                    assertTrue(rs.next());
+                    assertEquals("a", rs.getString(1));
+                }
+            }
+            assertTrue(Files.readString(log).contains("SERVING"), "served");
+        } finally {
+            serve.destroy(); // SIGTERM
+            boolean exited = serve.waitFor(90, TimeUnit.SECONDS);
+            if (!exited) {
+                serve.destroyForcibly();
+            }
+            assertTrue(exited, "the served stack stops on SIGTERM:\n" + Files.readString(log));
+        }
+    }
+
+    /** Copies the child's output to {@code log}; completes with the first line starting with {@code prefix}. */
+    private static CompletableFuture<String> watchOutput(Process p, Path log, String prefix) {
+        CompletableFuture<String> line = new CompletableFuture<>();
+        Thread copier = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8)); Writer out = Files.newBufferedWriter(log)) {
+                String l;
+                while ((l = in.readLine()) != null) {
+                    out.write(l + "\n");
+                    out.flush();
+                    if (l.startsWith(prefix)) {
+                        line.complete(l);
+                    }
+                }
+                line.completeExceptionally(new AssertionError("the child exited before printing " + prefix));
+            } catch (IOException e) {
+                line.completeExceptionally(e);
+            }
+        }, "child-output");
+        copier.setDaemon(true);
+        copier.start();
+        return line;
+    }
+
+    private static List<String> command(Path dir, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jdkFlags());
@@ -60,6 +135,11 @@ class LauncherIT {
         command.add(System.getProperty("java.class.path"));
         command.add("io.phoenixtxn.stack.PhoenixTxnStack");
         command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    private static Result launch(Path dir, String... args) throws IOException, InterruptedException {
+        List<String> command = command(dir, args);
         Path log = dir.resolve("launcher.log");
         Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
