@@ -14,9 +14,17 @@ import java.util.List;
 /** Reads a commit cell from the local region, bypassing coprocessors (no RPC, no recursion into observers). */
 final class RegionCommitCellReader implements CommitCellReader {
     private final Region region;
+    private final org.apache.hadoop.hbase.client.Connection connection;
 
-    RegionCommitCellReader(Region region) {
+    RegionCommitCellReader(Region region, org.apache.hadoop.hbase.client.Connection connection) {
         this.region = region;
+        this.connection = connection;
+    }
+
+    @Override
+    public void committedWithoutCommitCell(byte[] row, byte[] family, byte[] qualifier, long version, long commitTs) {
+        CommitCellHealer.heal(connection, region.getTableDescriptor().getTableName(), row, family, qualifier, version,
+                commitTs);
     }
 
     @Override

@@ -72,7 +72,8 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         if (user instanceof SnapshotReadFilter) {
             return user; // already wrapped (a scan re-opened on the same object)
         }
-        return new SnapshotReadFilter(snapshot, resolver, new RegionCommitCellReader(ctx.getEnvironment().getRegion()),
+        return new SnapshotReadFilter(snapshot, resolver, new RegionCommitCellReader(ctx.getEnvironment().getRegion(),
+                ctx.getEnvironment().getConnection()),
                 user);
     }
 

@@ -82,6 +82,7 @@ public final class CommitResolver {
         }
         switch (entry.state()) {
             case COMMITTED:
+                commitCells.committedWithoutCommitCell(row, family, qualifier, version, entry.commitTs());
                 return entry.commitTs();
             case INVALIDATED:
                 return Visibility.NOT_COMMITTED;
@@ -109,6 +110,7 @@ public final class CommitResolver {
         if (!commitTable.tryInvalidate(writer)) {
             CommitTable.Entry entry = commitTable.lookup(writer);
             if (entry.state() == CommitTable.Entry.State.COMMITTED) {
+                commitCells.committedWithoutCommitCell(row, family, qualifier, version, entry.commitTs());
                 return entry.commitTs();
             }
             // Committed, then cleaned its entry between our two calls: the commit cell is there now.

@@ -47,7 +47,18 @@ public interface CommitTable {
      *
      * @return false when the transaction was invalidated (it must abort)
      */
-    boolean tryCommit(long txId, long commitTs) throws IOException;
+    default boolean tryCommit(long txId, long commitTs) throws IOException {
+        return tryCommit(txId, commitTs, null);
+    }
+
+    /**
+     * As {@link #tryCommit(long, long)}, storing {@code recoveryRecord} ({@link WrittenCellsCodec}; may be null) in
+     * the same atomic write, so a cleaner can finish the post-commit of a client that dies after this point.
+     */
+    boolean tryCommit(long txId, long commitTs, byte[] recoveryRecord) throws IOException;
+
+    /** The recovery record of a committed entry, or null if none was stored. */
+    byte[] recoveryRecord(long txId) throws IOException;
 
     Entry lookup(long txId) throws IOException;
 

@@ -28,6 +28,8 @@ public final class HBaseCommitTable implements CommitTable {
     public static final byte[] LOW_WATERMARK_FAMILY = bytes("LWF");
     public static final byte[] COMMIT_QUALIFIER = bytes("C");
     public static final byte[] INVALID_QUALIFIER = bytes("IT");
+    /** Our addition (ignored by Omid): where the transaction's cells are, for crash recovery. */
+    public static final byte[] RECOVERY_QUALIFIER = bytes("R");
     public static final byte[] INVALID_VALUE = Bytes.toBytes(1);
 
     private final Connection connection;
@@ -54,10 +56,13 @@ public final class HBaseCommitTable implements CommitTable {
     }
 
     @Override
-    public boolean tryCommit(long txId, long commitTs) throws IOException {
+    public boolean tryCommit(long txId, long commitTs, byte[] recoveryRecord) throws IOException {
         txId = TimestampLayout.txIdOf(txId);
         byte[] row = rowKey(txId);
         Put put = new Put(row, txId).addColumn(FAMILY, COMMIT_QUALIFIER, encodeCommitTimestamp(txId, commitTs));
+        if (recoveryRecord != null) {
+            put.addColumn(FAMILY, RECOVERY_QUALIFIER, recoveryRecord);
+        }
         try (Table table = connection.getTable(name)) {
             return table.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(FAMILY, INVALID_QUALIFIER)
                     .build(put)).isSuccess();
@@ -77,6 +82,15 @@ public final class HBaseCommitTable implements CommitTable {
         }
         byte[] value = result.getValue(FAMILY, COMMIT_QUALIFIER);
         return value == null ? Entry.ABSENT : Entry.committed(decodeCommitTimestamp(txId, value));
+    }
+
+    @Override
+    public byte[] recoveryRecord(long txId) throws IOException {
+        txId = TimestampLayout.txIdOf(txId);
+        try (Table table = connection.getTable(name)) {
+            return table.get(new Get(rowKey(txId)).addColumn(FAMILY, RECOVERY_QUALIFIER))
+                    .getValue(FAMILY, RECOVERY_QUALIFIER);
+        }
     }
 
     @Override

@@ -61,7 +61,7 @@ public final class PostCommitter implements Closeable {
         });
     }
 
-    private void writeCommitCells(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells)
+    void writeCommitCells(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells)
             throws IOException {
         byte[] value = OnDiskLayout.encodeCommitTimestamp(commitTs);
         for (Map.Entry<TableName, List<WrittenCell>> table : cells.entrySet()) {

@@ -14,6 +14,8 @@ import org.slf4j.LoggerFactory;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -32,6 +34,8 @@ public final class TxnClient implements Closeable {
     private final TxnClientConfig config;
     private final CommitTable commitTable;
     private final PostCommitter postCommitter;
+    private final CommitTableCleaner cleaner;
+    private final java.util.concurrent.ScheduledExecutorService cleanerSchedule;
 
     public TxnClient(Connection connection, Supplier<TransactionManager> tm, TxnClientConfig config)
             throws IOException {
@@ -49,6 +53,32 @@ public final class TxnClient implements Closeable {
         this.config = config;
         this.commitTable = commitTable;
         this.postCommitter = new PostCommitter(connection, commitTable, config.postCommitMode());
+        this.cleaner = new CommitTableCleaner(connection, TableName.valueOf(config.commitTable()), postCommitter);
+        this.cleanerSchedule = config.cleanerIntervalMs() > 0 ? scheduleCleaner(config.cleanerIntervalMs()) : null;
+    }
+
+    private java.util.concurrent.ScheduledExecutorService scheduleCleaner(long intervalMs) {
+        java.util.concurrent.ScheduledExecutorService schedule =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "phoenix-txn-cleaner");
+                    t.setDaemon(true);
+                    return t;
+                });
+        schedule.scheduleWithFixedDelay(() -> {
+            try {
+                long graceUnits = intervalMs * io.phoenixtxn.snapshot.TimestampLayout.UNITS_PER_MILLI;
+                cleaner.cleanOnce(io.phoenixtxn.snapshot.TimestampLayout.firstSlotOfMillis(
+                        System.currentTimeMillis()) - graceUnits);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Commit-table cleaning failed; the next pass retries", e);
+            }
+        }, intervalMs, intervalMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+        return schedule;
+    }
+
+    /** The cleaner of crashed clients' post-commits (also run periodically, see {@link TxnClientConfig}). */
+    public CommitTableCleaner cleaner() {
+        return cleaner;
     }
 
     public Transaction begin() throws IOException {
@@ -105,10 +135,11 @@ public final class TxnClient implements Closeable {
             throw new TxnAbortedException(tx.txId(), decision.abortReason());
         }
         long commitTs = decision.commitTimestamp();
+        Map<TableName, List<WrittenCell>> cells = writes.cells();
         ProtocolHooks.current().afterTmDecision(tx.txId(), commitTs);
         boolean committed;
         try {
-            committed = commitTable.tryCommit(tx.txId(), commitTs);
+            committed = commitTable.tryCommit(tx.txId(), commitTs, WrittenCellsCodec.encode(tx.txId(), cells));
         } catch (IOException e) {
             committed = resolveOwnCommitAfterError(tx, e);
         }
@@ -123,7 +154,7 @@ public final class TxnClient implements Closeable {
         }
         tx.markCommitted(commitTs);
         ProtocolHooks.current().afterCommitPoint(tx.txId(), commitTs);
-        postCommitter.postCommit(tx.txId(), commitTs, writes.cells(), syncPostCommit);
+        postCommitter.postCommit(tx.txId(), commitTs, cells, syncPostCommit);
     }
 
     /**
@@ -184,6 +215,9 @@ public final class TxnClient implements Closeable {
 
     @Override
     public void close() {
+        if (cleanerSchedule != null) {
+            cleanerSchedule.shutdownNow();
+        }
         postCommitter.close();
     }
 }

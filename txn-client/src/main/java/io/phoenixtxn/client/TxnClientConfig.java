@@ -10,6 +10,7 @@ public final class TxnClientConfig {
     public static final String COMMIT_TABLE_REGIONS = "phoenix.txn.commit.table.regions";
     public static final String POST_COMMIT_MODE = "phoenix.txn.postcommit.mode";
     public static final String PENDING_WAIT_MS = "phoenix.txn.reader.pending.wait.ms";
+    public static final String CLEANER_INTERVAL_MS = "phoenix.txn.cleaner.interval.ms";
 
     /** How commit cells get written after the commit point. */
     public enum PostCommitMode { ASYNC, SYNC }
@@ -18,13 +19,15 @@ public final class TxnClientConfig {
     private final int commitTableRegions;
     private final PostCommitMode postCommitMode;
     private final long pendingWaitMs;
+    private final long cleanerIntervalMs;
 
     private TxnClientConfig(String commitTable, int commitTableRegions, PostCommitMode postCommitMode,
-                            long pendingWaitMs) {
+                            long pendingWaitMs, long cleanerIntervalMs) {
         this.commitTable = commitTable;
         this.commitTableRegions = commitTableRegions;
         this.postCommitMode = postCommitMode;
         this.pendingWaitMs = pendingWaitMs;
+        this.cleanerIntervalMs = cleanerIntervalMs;
     }
 
     public static TxnClientConfig defaults() {
@@ -42,15 +45,15 @@ public final class TxnClientConfig {
             throw new IllegalArgumentException(POST_COMMIT_MODE + "='" + mode + "' is not one of async, sync", e);
         }
         return new TxnClientConfig(table, (int) nonNegative(lookup, COMMIT_TABLE_REGIONS, 1), postCommit,
-                nonNegative(lookup, PENDING_WAIT_MS, 50));
+                nonNegative(lookup, PENDING_WAIT_MS, 50), nonNegative(lookup, CLEANER_INTERVAL_MS, 60_000));
     }
 
     public TxnClientConfig withPostCommitMode(PostCommitMode mode) {
-        return new TxnClientConfig(commitTable, commitTableRegions, mode, pendingWaitMs);
+        return new TxnClientConfig(commitTable, commitTableRegions, mode, pendingWaitMs, cleanerIntervalMs);
     }
 
     public TxnClientConfig withPendingWaitMs(long waitMs) {
-        return new TxnClientConfig(commitTable, commitTableRegions, postCommitMode, waitMs);
+        return new TxnClientConfig(commitTable, commitTableRegions, postCommitMode, waitMs, cleanerIntervalMs);
     }
 
     public String commitTable() {
@@ -68,6 +71,17 @@ public final class TxnClientConfig {
     /** How long a reader waits for a pending writer to finish before it force-aborts it (VLDB'18 sec. 3.2). */
     public long pendingWaitMs() {
         return pendingWaitMs;
+    }
+
+    public TxnClientConfig withCleanerIntervalMs(long intervalMs) {
+        return new TxnClientConfig(commitTable, commitTableRegions, postCommitMode, pendingWaitMs, intervalMs);
+    }
+
+    /**
+     * How often a client runs the {@link CommitTableCleaner} over entries older than the same period (0 = never).
+     */
+    public long cleanerIntervalMs() {
+        return cleanerIntervalMs;
     }
 
     private static long nonNegative(Function<String, String> lookup, String key, long dflt) {
