@@ -14,8 +14,9 @@ public final class Snapshot {
     private final VisibilityLevel level;
 
     private Snapshot(long txId, long readPointer, long writePointer, VisibilityLevel level) {
-        if (TimestampLayout.txIdOf(txId) != txId) {
-            throw new IllegalArgumentException("Not a transaction id: " + txId);
+        if (!TimestampLayout.isSlotStart(txId)) {
+            throw new IllegalArgumentException("Not a transaction id (a TM slot start): " + txId + " = "
+                    + TimestampLayout.describe(txId));
         }
         if (writePointer < txId || writePointer - txId > TimestampLayout.MAX_CHECKPOINTS) {
             throw new IllegalArgumentException("Write pointer " + writePointer + " outside transaction " + txId);

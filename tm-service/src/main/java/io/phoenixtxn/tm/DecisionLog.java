@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * highest forgotten id, at least the epoch base) turns questions about them into UNKNOWN.
  */
 final class DecisionLog {
-    private static final long DECIDING = Long.MIN_VALUE;
-
+    /** Commit calls in progress per transaction (a resent commit may overlap the first). */
+    private final ConcurrentHashMap<Long, Integer> deciding = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Long> decisions = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Long> order = new ConcurrentLinkedQueue<>();
     private final AtomicInteger size = new AtomicInteger();
@@ -26,31 +26,36 @@ final class DecisionLog {
     }
 
     void deciding(long txId) {
-        decisions.put(txId, DECIDING);
+        deciding.merge(txId, 1, Integer::sum);
     }
 
+    /** The decision is recorded before the in-progress mark goes, so a reader never sees neither. */
     void decided(long txId, long commitTs) {
-        if (decisions.put(txId, commitTs) == DECIDING) {
+        if (decisions.put(txId, commitTs) == null) {
             order.add(txId);
             if (size.incrementAndGet() > capacity) {
                 forgetOldest();
             }
         }
+        done(txId);
     }
 
     void abandoned(long txId) {
-        decisions.remove(txId, DECIDING);
+        done(txId);
+    }
+
+    private void done(long txId) {
+        deciding.computeIfPresent(txId, (k, n) -> n == 1 ? null : n - 1);
     }
 
     PendingStatus status(long txId) {
         if (txId <= horizon.get()) {
             return PendingStatus.unknown();
         }
-        Long decision = decisions.get(txId);
-        while (decision != null && decision == DECIDING) {
+        while (deciding.containsKey(txId)) {
             Thread.onSpinWait(); // a decision in progress takes microseconds, all in memory
-            decision = decisions.get(txId);
         }
+        Long decision = decisions.get(txId);
         if (decision == null) {
             // Forgetting raises the horizon before it removes, so an absent entry above the horizon never existed.
             return txId <= horizon.get() ? PendingStatus.unknown() : PendingStatus.notDecided();

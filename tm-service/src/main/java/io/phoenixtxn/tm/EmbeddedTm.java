@@ -8,6 +8,12 @@ package io.phoenixtxn.tm;
  */
 public final class EmbeddedTm {
     private static volatile TransactionManagerCore instance;
+    /**
+     * Kept across restarts within the JVM: a restarted embedded TM starts above every timestamp and fence its
+     * predecessor issued, and (low-water mark = previous epoch) aborts transactions begun on the predecessor.
+     */
+    private static final InMemoryTimestampStorage TIMESTAMPS = new InMemoryTimestampStorage();
+    private static final FenceStore FENCES = FenceStore.inMemory();
     /** Set when the JVM serves its TM to others (HA service): the TM then comes from there, never in memory. */
     private static volatile java.util.function.Supplier<TransactionManagerCore> adopted;
 
@@ -31,7 +37,12 @@ public final class EmbeddedTm {
         }
         synchronized (EmbeddedTm.class) {
             if (instance == null || !instance.isServing()) {
-                instance = TransactionManagerCore.startInMemory(config);
+                try {
+                    instance = TransactionManagerCore.start(config, Clock.SYSTEM, TIMESTAMPS, FENCES,
+                            Lease.ALWAYS_HELD);
+                } catch (TmException e) {
+                    throw new IllegalStateException("in-memory storage cannot fail", e);
+                }
             }
             return instance;
         }

@@ -38,7 +38,7 @@ public final class TimestampOracle {
         last.set(previousMax);
         reservedMax = previousMax;
         epochBase = previousMax;
-        extendReservation(TimestampLayout.nextSlotStart(previousMax));
+        extendReservation(TimestampLayout.nextSlotStart(previousMax), 0);
         return previousMax;
     }
 
@@ -65,7 +65,7 @@ public final class TimestampOracle {
             long candidate = Math.max(TimestampLayout.firstSlotOfMillis(clock.millis()),
                     TimestampLayout.nextSlotStart(previous));
             if (candidate > reservedMax) {
-                extendReservation(candidate);
+                extendReservation(candidate, 0);
                 continue;
             }
             if (last.compareAndSet(previous, candidate)) {
@@ -80,17 +80,21 @@ public final class TimestampOracle {
      */
     public void extendIfBelow(long headroomUnits) throws TmException {
         if (reservedMax - last.get() < headroomUnits) {
-            extendReservation(last.get() + 1);
+            extendReservation(last.get() + 1, headroomUnits);
         }
     }
 
-    private synchronized void extendReservation(long needed) throws TmException {
+    /**
+     * Makes {@code needed} issuable and leaves at least {@code minHeadroom} units above the last timestamp; a new
+     * reservation covers one reservation period (or the headroom, if larger) past the wall clock.
+     */
+    private synchronized void extendReservation(long needed, long minHeadroom) throws TmException {
         long current = reservedMax;
-        if (needed <= current && current - last.get() > reservationUnits / 2) {
+        if (needed <= current && current - last.get() >= minHeadroom) {
             return;
         }
         long base = Math.max(needed, TimestampLayout.firstSlotOfMillis(clock.millis()));
-        long newMax = base + reservationUnits;
+        long newMax = base + Math.max(reservationUnits, minHeadroom);
         if (!storage.compareAndSet(current, newMax)) {
             throw new LostPrimacyException("Another transaction manager reserved timestamps after " + current
                     + "; this one is no longer primary and stops issuing timestamps");

@@ -16,6 +16,7 @@ public final class TmConfig {
     public static final int DEFAULT_CONFLICT_ENTRIES = 1 << 22;
     public static final int DEFAULT_CONFLICT_ASSOCIATIVITY = 32;
     public static final long DEFAULT_TIMESTAMP_RESERVATION_MS = 10_000;
+    public static final long MAX_TIMESTAMP_RESERVATION_MS = 86_400_000L;
     public static final int DEFAULT_MAX_WRITE_SET = 1 << 20;
     public static final int DEFAULT_DECISIONS_RETAINED = 1 << 18;
 
@@ -46,8 +47,12 @@ public final class TmConfig {
             throw new IllegalArgumentException(CONFLICT_ASSOCIATIVITY + "=" + associativity + " exceeds "
                     + CONFLICT_ENTRIES + "=" + entries + "; use fewer ways or more entries");
         }
-        return new TmConfig(entries, associativity,
-                positive(lookup, TIMESTAMP_RESERVATION_MS, DEFAULT_TIMESTAMP_RESERVATION_MS),
+        long reservation = positive(lookup, TIMESTAMP_RESERVATION_MS, DEFAULT_TIMESTAMP_RESERVATION_MS);
+        if (reservation > MAX_TIMESTAMP_RESERVATION_MS) {
+            throw new IllegalArgumentException(TIMESTAMP_RESERVATION_MS + "=" + reservation + " exceeds one day ("
+                    + MAX_TIMESTAMP_RESERVATION_MS + " ms); a reservation only needs to outlast a few lease periods");
+        }
+        return new TmConfig(entries, associativity, reservation,
                 (int) positive(lookup, MAX_WRITE_SET, DEFAULT_MAX_WRITE_SET),
                 (int) positive(lookup, DECISIONS_RETAINED, DEFAULT_DECISIONS_RETAINED));
     }
