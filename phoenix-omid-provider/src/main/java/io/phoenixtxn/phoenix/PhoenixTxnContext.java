@@ -1,6 +1,7 @@
 package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.Transaction;
+import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.snapshot.CheckpointLimitException;
@@ -34,6 +35,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     private final PhoenixConnection connection;
     private volatile Transaction tx;
+    /** Set by commitDDLFence: the next begin() starts the index population transaction at the fence. */
+    private volatile long pendingFence = -1;
+    /** Non-null while this context runs an index population. */
+    private volatile IndexBuildProgress population;
 
     PhoenixTxnContext(PhoenixConnection connection, Transaction tx) {
         this.connection = connection;
@@ -68,6 +73,17 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void begin() throws SQLException {
+        long fence = pendingFence;
+        if (fence >= 0) {
+            // Index population (VLDB'18 sec. 6.1): read the snapshot at the fence and write index rows at the fence,
+            // so every later writer's index maintenance (start > fence) is newer, and every earlier writer of the
+            // table aborts. The fence timestamp came from the TM and is used by no other transaction.
+            pendingFence = -1;
+            client();
+            tx = Transaction.begun(fence);
+            population = IndexBuildProgress.forFence(fence);
+            return;
+        }
         try {
             tx = client().begin();
         } catch (IOException e) {
@@ -81,12 +97,16 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
             return;
         }
+        boolean committed = false;
         try {
             client().commit(current);
+            committed = true;
         } catch (TxnAbortedException e) {
             throw SqlErrors.aborted(e);
         } catch (IOException | RuntimeException e) {
             throw SqlErrors.failed("Commit of transaction " + current.txId() + " failed: " + e.getMessage(), e);
+        } finally {
+            finishPopulation(committed);
         }
     }
 
@@ -97,9 +117,23 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         }
         try {
+            finishPopulation(false);
             client().abort(current);
         } catch (IOException e) {
             throw SqlErrors.failed("Rollback of transaction " + current.txId() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The index population this context runs, or null. */
+    IndexBuildProgress population() {
+        return population;
+    }
+
+    private void finishPopulation(boolean committed) {
+        IndexBuildProgress p = population;
+        if (p != null) {
+            population = null;
+            p.finish(committed);
         }
     }
 
@@ -119,8 +153,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         TableName physical = TableName.valueOf(dataTable.getPhysicalName().getBytes());
         try {
             long fence = client().fence(physical);
-            // Like a transaction that begins at the fence: Phoenix calls begin() right after this.
+            // Phoenix calls begin() right after this; that transaction populates the index at the fence.
             tx = Transaction.readOnlyView(Snapshot.begin(fence));
+            pendingFence = fence;
             LOG.info("Write fence on {} at {}", physical, fence);
         } catch (IOException | RuntimeException e) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)

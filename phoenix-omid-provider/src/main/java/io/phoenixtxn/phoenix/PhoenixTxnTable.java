@@ -3,6 +3,7 @@ package io.phoenixtxn.phoenix;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.index.IndexBuildProgress;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Delete;
@@ -86,7 +87,9 @@ final class PhoenixTxnTable implements Table {
 
     @Override
     public ResultScanner getScanner(Scan scan) throws IOException {
-        return table.getScanner(tx(), scan);
+        ResultScanner scanner = table.getScanner(tx(), scan);
+        IndexBuildProgress population = context.population();
+        return population == null ? scanner : new CountingScanner(scanner, population);
     }
 
     @Override
@@ -104,6 +107,7 @@ final class PhoenixTxnTable implements Table {
         if (commitOnWrite) {
             Transaction tx = tx();
             table.raw().put(TransactionalTable.markCommitted(put, tx.writePointer(), tx.writePointer()));
+            populationWrote(1);
             return;
         }
         table.put(tx(), put);
@@ -118,6 +122,7 @@ final class PhoenixTxnTable implements Table {
                 committed.add(TransactionalTable.markCommitted(put, tx.writePointer(), tx.writePointer()));
             }
             table.raw().put(committed);
+            populationWrote(committed.size());
             return;
         }
         table.put(tx(), puts);
@@ -143,6 +148,13 @@ final class PhoenixTxnTable implements Table {
             return;
         }
         table.batch(tx(), actions, results);
+    }
+
+    private void populationWrote(int rows) {
+        IndexBuildProgress population = context.population();
+        if (population != null) {
+            population.written(table.getName().getNameAsString(), rows);
+        }
     }
 
     private static void fillEmpty(Object[] results) {
