@@ -53,11 +53,22 @@ public final class CommitResolver {
     public long resolve(byte[] row, byte[] family, byte[] qualifier, long version, long readerTxId,
                         CommitCellReader commitCells) throws IOException {
         long fromCell = commitCells.read(row, family, qualifier, version);
-        if (fromCell != Visibility.NOT_COMMITTED || TimestampLayout.isFastPathVersion(version)) {
-            // Fast-path versions are written together with their commit cell; without one they are not committed.
+        if (fromCell != Visibility.NOT_COMMITTED) {
             return fromCell;
         }
         long writer = TimestampLayout.txIdOf(version);
+        if (TimestampLayout.isFastPathVersion(version)) {
+            // Our fast-path versions are written together with their commit cell: without one, not committed. But
+            // Apache Omid 1.1 start timestamps (ms x 10^6 + k x 50) have this shape too, and an Omid commit whose
+            // shadow cells were never written is committed in the commit table only: consult it once (no wait and no
+            // force-abort for these, as Omid's own readers do neither).
+            CommitTable.Entry entry = commitTable.lookup(writer);
+            if (entry.state() != CommitTable.Entry.State.COMMITTED) {
+                return Visibility.NOT_COMMITTED;
+            }
+            commitCells.committedWithoutCommitCell(row, family, qualifier, version, entry.commitTs());
+            return entry.commitTs();
+        }
         ProtocolHooks.current().onPendingVersion(writer);
         CommitTable.Entry entry = commitTable.lookup(writer);
         if (entry.state() == CommitTable.Entry.State.ABSENT) {

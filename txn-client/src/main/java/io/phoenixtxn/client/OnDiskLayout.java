@@ -96,12 +96,14 @@ public final class OnDiskLayout {
         }
     }
 
+    // Strictly longer than the suffix/prefix, as Omid's CellUtils: the qualifier C2 80 alone is user data for Omid
+    // (its writers accept it), and 00 C2 80 is the legacy suffix-only commit qualifier of the qualifier 00.
     private static boolean endsWith(byte[] a, int off, int len, byte[] suffix) {
-        return len >= suffix.length
+        return len > suffix.length
                 && Bytes.equals(a, off + len - suffix.length, suffix.length, suffix, 0, suffix.length);
     }
 
     private static boolean startsWith(byte[] a, int off, int len, byte[] prefix) {
-        return len >= prefix.length && Bytes.equals(a, off, prefix.length, prefix, 0, prefix.length);
+        return len > prefix.length && Bytes.equals(a, off, prefix.length, prefix, 0, prefix.length);
     }
 }
