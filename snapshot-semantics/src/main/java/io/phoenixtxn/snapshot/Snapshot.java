@@ -48,6 +48,19 @@ public final class Snapshot {
         return new Snapshot(txId, writePointer, writePointer + 1, VisibilityLevel.SNAPSHOT_EXCLUDE_CURRENT);
     }
 
+    /**
+     * Moves the write pointer without changing what the transaction reads: later writes of the same statement get
+     * a newer version than the earlier ones (a row re-inserted after its row delete must not be masked by the
+     * delete marker, which HBase's equal-version rule would do). Uses one of the checkpoint offsets.
+     */
+    public Snapshot step() {
+        if (writePointer - txId >= TimestampLayout.MAX_CHECKPOINTS) {
+            throw new CheckpointLimitException(txId);
+        }
+        long read = level == VisibilityLevel.SNAPSHOT_EXCLUDE_CURRENT ? readPointer : writePointer + 1;
+        return new Snapshot(txId, read, writePointer + 1, level);
+    }
+
     public Snapshot withLevel(VisibilityLevel newLevel) {
         if (newLevel == VisibilityLevel.SNAPSHOT_EXCLUDE_CURRENT) {
             return new Snapshot(txId, Math.max(txId, writePointer - 1), writePointer, newLevel);

@@ -27,7 +27,8 @@ public final class Visibility {
         if (isOwnWrite(snapshot, version)) {
             switch (snapshot.level()) {
                 case SNAPSHOT_EXCLUDE_CURRENT:
-                    return version < snapshot.writePointer();
+                    // Before the statement's checkpoint (read pointer), and never the current write pointer.
+                    return version <= snapshot.readPointer() && version < snapshot.writePointer();
                 case SNAPSHOT:
                 case SNAPSHOT_ALL:
                 default:

@@ -17,6 +17,8 @@ public final class Transaction {
     private volatile Snapshot snapshot;
     private volatile Status status = Status.RUNNING;
     private volatile long commitTs = -1;
+    /** Rows that got a family-delete marker at the current write pointer (see {@link #versionForPut}). */
+    private final java.util.Set<String> rowsDeletedAtWritePointer = new java.util.HashSet<>();
 
     private Transaction(Snapshot snapshot, WriteSet writeSet, boolean canCommit) {
         this.txId = snapshot.txId();
@@ -62,6 +64,28 @@ public final class Transaction {
     /** Starts a new write pointer; reads switch to SNAPSHOT_EXCLUDE_CURRENT (SIX). */
     public synchronized void checkpoint() {
         snapshot = snapshot.checkpoint();
+        rowsDeletedAtWritePointer.clear();
+    }
+
+    /** Remembers a row delete written at the current write pointer. */
+    synchronized void noteRowDelete(org.apache.hadoop.hbase.TableName table, byte[] row) {
+        rowsDeletedAtWritePointer.add(key(table, row));
+    }
+
+    /**
+     * The version a put to {@code row} must use: the write pointer, stepped first if the row was deleted at the
+     * current pointer (a delete marker masks cells of equal version, so a re-insert needs a newer one).
+     */
+    synchronized long versionForPut(org.apache.hadoop.hbase.TableName table, byte[] row) {
+        if (!rowsDeletedAtWritePointer.isEmpty() && rowsDeletedAtWritePointer.contains(key(table, row))) {
+            snapshot = snapshot.step();
+            rowsDeletedAtWritePointer.clear();
+        }
+        return snapshot.writePointer();
+    }
+
+    private static String key(org.apache.hadoop.hbase.TableName table, byte[] row) {
+        return table.getNameAsString() + '\u0000' + org.apache.hadoop.hbase.util.Bytes.toStringBinary(row);
     }
 
     public synchronized void setVisibilityLevel(VisibilityLevel level) {

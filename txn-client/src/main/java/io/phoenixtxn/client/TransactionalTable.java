@@ -59,7 +59,7 @@ public final class TransactionalTable implements Closeable {
     }
 
     public void put(Transaction tx, Put put) throws IOException {
-        Put tentative = TentativeWrites.fromPut(put, tx.writePointer());
+        Put tentative = TentativeWrites.fromPut(put, tx.versionForPut(name, put.getRow()));
         record(tx, tentative);
         table.put(tentative);
     }
@@ -67,7 +67,7 @@ public final class TransactionalTable implements Closeable {
     public void put(Transaction tx, List<Put> puts) throws IOException {
         List<Put> tentative = new ArrayList<>(puts.size());
         for (Put put : puts) {
-            Put t = TentativeWrites.fromPut(put, tx.writePointer());
+            Put t = TentativeWrites.fromPut(put, tx.versionForPut(name, put.getRow()));
             record(tx, t);
             tentative.add(t);
         }
@@ -98,7 +98,7 @@ public final class TransactionalTable implements Closeable {
         List<Row> converted = new ArrayList<>(actions.size());
         for (Row action : actions) {
             if (action instanceof Put) {
-                Put t = TentativeWrites.fromPut((Put) action, tx.writePointer());
+                Put t = TentativeWrites.fromPut((Put) action, tx.versionForPut(name, ((Put) action).getRow()));
                 record(tx, t);
                 converted.add(t);
             } else if (action instanceof Delete) {
@@ -188,6 +188,12 @@ public final class TransactionalTable implements Closeable {
             for (Cell cell : family.getValue()) {
                 writes.addCell(name, new WrittenCell(row, family.getKey(), CellUtil.cloneQualifier(cell),
                         cell.getTimestamp()));
+            }
+        }
+        for (List<Cell> cells : tentative.getFamilyCellMap().values()) {
+            if (!cells.isEmpty() && OnDiskLayout.isFamilyDeleteMarker(cells.get(0))) {
+                tx.noteRowDelete(name, row);
+                break;
             }
         }
         if (!conflictFree) {
