@@ -38,6 +38,9 @@ public final class EmbeddedStack implements AutoCloseable {
     public static EmbeddedStack start(Map<String, String> overrides) throws Exception {
         // Take the OMID slot before Phoenix classes run anywhere in this JVM (clients and region servers alike).
         ProviderSlot.install();
+        // Register Phoenix's driver explicitly: DriverManager's service scan happens once per JVM, with whichever
+        // class loader touches it first, and was seen (rarely) to miss it in forked test JVMs.
+        Class.forName("org.apache.phoenix.jdbc.PhoenixDriver");
         Configuration conf = HBaseConfiguration.create();
         configure(conf);
         overrides.forEach(conf::set);
