@@ -36,6 +36,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     @Override
     public void start(CoprocessorEnvironment env) throws IOException {
         TxnClientConfig config = TxnClientConfig.from(env.getConfiguration()::get);
+        RegionServerTm.configure(env.getConfiguration());
         RegionCoprocessorEnvironment regionEnv = (RegionCoprocessorEnvironment) env;
         HBaseCommitTable commitTable = new HBaseCommitTable(regionEnv.getConnection(),
                 TableName.valueOf(config.commitTable()));
