@@ -38,8 +38,9 @@ final class SnapshotReadFilter extends FilterBase {
     private final Map<ColumnVersion, Long> rowCommits = new HashMap<>();
     private Cell currentColumn;
     private Cell currentFamily;
-    /** Order of the newest visible family delete in the current family, or -1. */
-    private long familyDeleteOrder = -1;
+    /** Version and commit timestamp of the newest visible family delete in the current family, or -1. */
+    private long familyDeleteVersion = -1;
+    private long familyDeleteCommitTs = -1;
 
     SnapshotReadFilter(Snapshot snapshot, CommitResolver resolver, CommitCellReader commitCells, Filter userFilter) {
         this.snapshot = snapshot;
@@ -58,7 +59,7 @@ final class SnapshotReadFilter extends FilterBase {
         }
         if (currentFamily == null || !CellUtil.matchingFamily(cell, currentFamily)) {
             currentFamily = cell;
-            familyDeleteOrder = -1;
+            familyDeleteVersion = -1;
         }
         if (currentColumn == null || !CellUtil.matchingColumn(cell, currentColumn)) {
             currentColumn = cell;
@@ -76,12 +77,16 @@ final class SnapshotReadFilter extends FilterBase {
                 break;
         }
         boolean moreVersions = decision == ColumnVersionSelector.Decision.INCLUDE;
-        long order = Visibility.orderOf(snapshot, version, commitTs);
         if (OnDiskLayout.isFamilyDeleteMarker(cell)) {
-            familyDeleteOrder = Math.max(familyDeleteOrder, order);
+            // Versions arrive newest first; for SNAPSHOT_ALL keep the newest visible delete.
+            if (familyDeleteVersion < 0) {
+                familyDeleteVersion = version;
+                familyDeleteCommitTs = commitTs;
+            }
             return moreVersions ? ReturnCode.SKIP : ReturnCode.NEXT_COL;
         }
-        if (familyDeleteOrder >= 0 && order <= familyDeleteOrder) {
+        if (familyDeleteVersion >= 0 && Visibility.isMaskedByFamilyDelete(snapshot, familyDeleteVersion,
+                familyDeleteCommitTs, version, commitTs)) {
             return ReturnCode.NEXT_COL;
         }
         if (OnDiskLayout.isTombstone(cell)) {
@@ -126,7 +131,7 @@ final class SnapshotReadFilter extends FilterBase {
         rowCommits.clear();
         currentColumn = null;
         currentFamily = null;
-        familyDeleteOrder = -1;
+        familyDeleteVersion = -1;
         selector.reset();
         if (userFilter != null) {
             userFilter.reset();

@@ -47,4 +47,17 @@ public final class Visibility {
     public static long orderOf(Snapshot snapshot, long version, long commitTs) {
         return isOwnWrite(snapshot, version) ? version : commitTs;
     }
+
+    /**
+     * Does a visible family delete hide a visible cell of the same family? It does when the cell comes earlier in
+     * the snapshot's order of writes, or at the same point (one transaction) with a version at or below the
+     * delete's: a delete masks puts of equal version (HBase's rule), while a row re-inserted after its delete in the
+     * same transaction carries a newer version and survives, before and after the commit.
+     */
+    public static boolean isMaskedByFamilyDelete(Snapshot snapshot, long deleteVersion, long deleteCommitTs,
+                                                 long cellVersion, long cellCommitTs) {
+        long deleteOrder = orderOf(snapshot, deleteVersion, deleteCommitTs);
+        long cellOrder = orderOf(snapshot, cellVersion, cellCommitTs);
+        return cellOrder < deleteOrder || (cellOrder == deleteOrder && cellVersion <= deleteVersion);
+    }
 }

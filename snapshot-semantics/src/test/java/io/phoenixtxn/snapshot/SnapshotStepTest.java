@@ -32,6 +32,22 @@ class SnapshotStepTest {
     }
 
     @Test
+    void aRowReInsertedAfterItsDeleteSurvivesBeforeAndAfterCommit() {
+        Snapshot own = Snapshot.begin(TX).step(); // delete at TX, re-insert at TX+1
+        assertFalse(Visibility.isMaskedByFamilyDelete(own, TX, Visibility.NOT_COMMITTED, TX + 1,
+                Visibility.NOT_COMMITTED));
+        assertTrue(Visibility.isMaskedByFamilyDelete(own, TX, Visibility.NOT_COMMITTED, TX,
+                Visibility.NOT_COMMITTED), "a put and a delete at the same version: the delete wins (HBase rule)");
+        long commit = TimestampLayout.nextSlotStart(TX);
+        Snapshot later = Snapshot.begin(TimestampLayout.nextSlotStart(commit));
+        assertFalse(Visibility.isMaskedByFamilyDelete(later, TX, commit, TX + 1, commit), "after commit too");
+        assertTrue(Visibility.isMaskedByFamilyDelete(later, TX + 1, commit, TX, commit));
+        long olderCommit = TX - TimestampLayout.SLOT_WIDTH;
+        assertTrue(Visibility.isMaskedByFamilyDelete(later, TX, commit, TX - 2 * TimestampLayout.SLOT_WIDTH,
+                olderCommit), "an older transaction's cell is masked by a newer delete");
+    }
+
+    @Test
     void stepsShareTheCheckpointBudget() {
         Snapshot s = Snapshot.begin(TX);
         for (int i = 0; i < TimestampLayout.MAX_CHECKPOINTS; i++) {
