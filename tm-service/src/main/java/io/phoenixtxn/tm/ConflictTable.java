@@ -107,18 +107,22 @@ public final class ConflictTable {
             }
         }
         for (int j = 0; j < lockedBuckets.length; j++) {
-            if (newRows[j] > 0 && reusableSlots(lockedBuckets[j], txId, rows) < newRows[j]) {
+            if (newRows[j] > 0 && reusableSlots(lockedBuckets[j], txId, rows, newRows[j]) < newRows[j]) {
                 return Result.NO_ROOM;
             }
         }
         return Result.COMMITTED;
     }
 
-    private int reusableSlots(int bucket, long txId, long[] sortedOwnRows) {
+    /** Counts slots a new row may take, stopping as soon as {@code needed} are found (the hot path's cost). */
+    private int reusableSlots(int bucket, long txId, long[] sortedOwnRows, int needed) {
         int count = 0;
         int base = bucket * associativity;
-        for (int s = base; s < base + associativity; s++) {
-            if (keys[s] == EMPTY || (commitTimestamps[s] < txId && Arrays.binarySearch(sortedOwnRows, keys[s]) < 0)) {
+        for (int s = base; s < base + associativity && count < needed; s++) {
+            if (keys[s] == EMPTY) {
+                return count + (base + associativity - s); // empty slots only follow occupied ones
+            }
+            if (commitTimestamps[s] < txId && Arrays.binarySearch(sortedOwnRows, keys[s]) < 0) {
                 count++;
             }
         }
@@ -189,9 +193,18 @@ public final class ConflictTable {
         return n == copy.length ? copy : Arrays.copyOf(copy, n);
     }
 
+    /**
+     * Spins briefly, then yields: a holder descheduled mid-commit (more client threads than cores, the embedded TM
+     * runs on its callers' threads) must not make every waiter burn whole scheduler slices.
+     */
     private void lock(int bucket) {
+        int spins = 0;
         while (!locks.compareAndSet(bucket, 0, 1)) {
-            Thread.onSpinWait();
+            if (++spins < 100) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
         }
     }
 

@@ -35,12 +35,12 @@ class TmConfigTest {
         Properties p = new Properties();
         p.setProperty(TmConfig.CONFLICT_ENTRIES, " 1024 ");
         p.setProperty(TmConfig.CONFLICT_ASSOCIATIVITY, "16");
-        p.setProperty(TmConfig.TIMESTAMP_RESERVATION_MS, "5000000000"); // above int range: fine for a duration
+        p.setProperty(TmConfig.TIMESTAMP_RESERVATION_MS, "86400000"); // the largest allowed: one day
         p.setProperty(TmConfig.MAX_WRITE_SET, "  ");
         TmConfig c = TmConfig.from(p::getProperty);
         assertEquals(1024, c.conflictEntries());
         assertEquals(16, c.conflictAssociativity());
-        assertEquals(5_000_000_000L, c.timestampReservationMs());
+        assertEquals(86_400_000L, c.timestampReservationMs());
         assertEquals(TmConfig.DEFAULT_MAX_WRITE_SET, c.maxWriteSet());
     }
 
@@ -68,6 +68,15 @@ class TmConfigTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TmConfig.from(m::get));
         assertTrue(e.getMessage().startsWith(key + "=2147483648") && e.getMessage().contains("out of range"),
                 e.getMessage());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"86400001", "5000000000", "9300000000000"})
+    void reservationsLongerThanADayAreRejectedNamingTheKey(String tooLong) {
+        // Larger values used to overflow the oracle's reservation bound (begin() then spun forever).
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TmConfig.from(Map.of(TmConfig.TIMESTAMP_RESERVATION_MS, tooLong)::get));
+        assertTrue(e.getMessage().startsWith(TmConfig.TIMESTAMP_RESERVATION_MS + "=" + tooLong), e.getMessage());
     }
 
     @Test
