@@ -58,22 +58,7 @@ public final class TmConfig {
     }
 
     static long positive(Function<String, String> lookup, String key, long dflt) {
-        String raw = lookup.apply(key);
-        if (raw == null || raw.isBlank()) {
-            return dflt;
-        }
-        long value;
-        try {
-            value = Long.parseLong(raw.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + "='" + raw + "' is not a number; remove it to use the default "
-                    + dflt, e);
-        }
-        if (value <= 0 || value > Integer.MAX_VALUE && !key.endsWith(".ms")) {
-            throw new IllegalArgumentException(key + "=" + raw + " is out of range; use a positive value (default "
-                    + dflt + ")");
-        }
-        return value;
+        return ConfigValues.number(lookup, key, dflt, 1, key.endsWith(".ms") ? Long.MAX_VALUE : Integer.MAX_VALUE);
     }
 
     public int conflictEntries() {

@@ -1,5 +1,7 @@
 package io.phoenixtxn.client;
 
+import io.phoenixtxn.tm.ConfigValues;
+
 import java.util.function.Function;
 
 /** Client and region-server settings of the data plane, read from hbase-site.xml-style keys. */
@@ -85,20 +87,7 @@ public final class TxnClientConfig {
     }
 
     private static long nonNegative(Function<String, String> lookup, String key, long dflt) {
-        String raw = lookup.apply(key);
-        if (raw == null || raw.isBlank()) {
-            return dflt;
-        }
-        try {
-            long v = Long.parseLong(raw.trim());
-            if (v < 0) {
-                throw new NumberFormatException("negative");
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + "='" + raw + "' must be a non-negative number (default " + dflt
-                    + ")", e);
-        }
+        return ConfigValues.number(lookup, key, dflt, 0, Long.MAX_VALUE);
     }
 
     private static String firstNonBlank(String... values) {

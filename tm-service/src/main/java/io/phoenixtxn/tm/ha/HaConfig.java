@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm.ha;
 
+import io.phoenixtxn.tm.ConfigValues;
+
 import org.apache.curator.utils.PathUtils;
 
 import java.util.ArrayList;
@@ -154,22 +156,7 @@ public final class HaConfig {
     }
 
     static long positive(Function<String, String> lookup, String key, long dflt) {
-        String raw = trimmed(lookup.apply(key));
-        if (raw == null) {
-            return dflt;
-        }
-        long value;
-        try {
-            value = Long.parseLong(raw);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + "='" + raw + "' is not a number; remove it to use the default "
-                    + dflt, e);
-        }
-        if (value <= 0) {
-            throw new IllegalArgumentException(key + "=" + raw + " is out of range; use a positive value (default "
-                    + dflt + ")");
-        }
-        return value;
+        return ConfigValues.number(lookup, key, dflt, 1, Long.MAX_VALUE);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm.net;
 
+import io.phoenixtxn.tm.ConfigValues;
+
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 

@@ -1,4 +1,4 @@
-package io.phoenixtxn.tm.net;
+package io.phoenixtxn.tm;
 
 import io.netty.handler.ssl.SslContext;
 
@@ -6,17 +6,20 @@ import java.io.File;
 import java.util.function.Function;
 import javax.net.ssl.SSLException;
 
-/** Parses configuration values; every failure names the key, the bad value and what would be accepted. */
-final class ConfigValues {
+/**
+ * Parses hbase-site.xml-style configuration values for every config class of phoenix-txn; every failure names the
+ * key, the bad value and what would be accepted.
+ */
+public final class ConfigValues {
     private ConfigValues() {
     }
 
-    static String string(Function<String, String> lookup, String key, String dflt) {
+    public static String string(Function<String, String> lookup, String key, String dflt) {
         String raw = lookup.apply(key);
         return raw == null || raw.isBlank() ? dflt : raw.trim();
     }
 
-    static long number(Function<String, String> lookup, String key, long dflt, long min, long max) {
+    public static long number(Function<String, String> lookup, String key, long dflt, long min, long max) {
         String raw = lookup.apply(key);
         if (raw == null || raw.isBlank()) {
             return dflt;
@@ -31,7 +34,7 @@ final class ConfigValues {
         return checkRange(key, value, min, max);
     }
 
-    static long checkRange(String what, long value, long min, long max) {
+    public static long checkRange(String what, long value, long min, long max) {
         if (value < min || value > max) {
             throw new IllegalArgumentException(what + "=" + value + " is out of range; use a value in [" + min
                     + ", " + max + "]");
@@ -39,7 +42,7 @@ final class ConfigValues {
         return value;
     }
 
-    static boolean bool(Function<String, String> lookup, String key, boolean dflt) {
+    public static boolean bool(Function<String, String> lookup, String key, boolean dflt) {
         String raw = string(lookup, key, null);
         if (raw == null) {
             return dflt;
@@ -51,7 +54,7 @@ final class ConfigValues {
     }
 
     /** An existing, readable file named by {@code key}. */
-    static File readableFile(String key, String path) {
+    public static File readableFile(String key, String path) {
         File file = new File(path);
         if (!file.isFile() || !file.canRead()) {
             throw new IllegalArgumentException(key + "=" + path + " is not a readable file");
@@ -60,7 +63,7 @@ final class ConfigValues {
     }
 
     /** Builds an SslContext, turning the checked SSLException into a configuration error naming the keys. */
-    static SslContext tls(String keys, SslBuild build) {
+    public static SslContext tls(String keys, SslBuild build) {
         try {
             return build.build();
         } catch (SSLException | IllegalArgumentException e) {
@@ -70,12 +73,12 @@ final class ConfigValues {
     }
 
     @FunctionalInterface
-    interface SslBuild {
+    public interface SslBuild {
         SslContext build() throws SSLException;
     }
 
     /** Default I/O threads: a few are enough, the work per frame is tiny. */
-    static int defaultThreads(int cap) {
+    public static int defaultThreads(int cap) {
         return Math.max(1, Math.min(cap, Runtime.getRuntime().availableProcessors()));
     }
 }
