@@ -1,5 +1,6 @@
 package org.apache.phoenix.transaction;
 
+import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.phoenix.ProviderSlot;
 import io.phoenixtxn.tm.EmbeddedTm;
 import io.phoenixtxn.tm.TmConfig;
@@ -23,6 +24,11 @@ public class TransactionServiceManager {
         if (provider == TransactionFactory.Provider.OMID) {
             ProviderSlot.install();
             ProviderSlot.verify();
+            // Like Apache Omid's harness (its client's default post-commit is synchronous): Phoenix's index ITs
+            // count commit cells in raw scans right after commit() returns. Applications keep our async default.
+            if (config.get(TxnClientConfig.POST_COMMIT_MODE) == null) {
+                config.set(TxnClientConfig.POST_COMMIT_MODE, "sync");
+            }
             EmbeddedTm.shared(TmConfig.from(config::get));
             // The embedded TM outlives connection services (like a TM server would): closing one of several
             // Phoenix connection services must not stop transactions of the others.
