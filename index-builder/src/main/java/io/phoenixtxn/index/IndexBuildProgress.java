@@ -45,8 +45,9 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     }
 
     public void scanned(long rows) {
-        rowsScanned.addAndGet(rows);
+        long total = rowsScanned.addAndGet(rows);
         maybeLog();
+        IndexBuildHooks.current().afterRowsScanned(fence, total);
     }
 
     /** Index rows written to {@code table} (the first call names the index and registers the metric). */

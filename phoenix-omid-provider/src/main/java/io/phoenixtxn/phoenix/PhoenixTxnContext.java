@@ -1,6 +1,7 @@
 package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.Transaction;
+import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
@@ -98,6 +99,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         }
         boolean committed = false;
+        IndexBuildProgress populating = population;
+        if (populating != null) {
+            IndexBuildHooks.current().beforePopulationCommit(populating.getFenceTimestamp());
+        }
         try {
             client().commit(current);
             committed = true;
@@ -134,6 +139,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (p != null) {
             population = null;
             p.finish(committed);
+            IndexBuildHooks.current().afterPopulationCommit(p.getFenceTimestamp(), committed);
         }
     }
 
@@ -151,18 +157,20 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public void commitDDLFence(PTable dataTable) throws SQLException {
         TableName physical = TableName.valueOf(dataTable.getPhysicalName().getBytes());
+        long fence;
         try {
-            long fence = client().fence(physical);
-            // Phoenix calls begin() right after this; that transaction populates the index at the fence.
-            tx = Transaction.readOnlyView(Snapshot.begin(fence));
-            pendingFence = fence;
-            LOG.info("Write fence on {} at {}", physical, fence);
+            fence = client().fence(physical);
         } catch (IOException | RuntimeException e) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)
                     .setSchemaName(dataTable.getSchemaName().getString())
                     .setTableName(dataTable.getTableName().getString()).setRootCause(e)
                     .setMessage(e.getMessage()).build().buildException();
         }
+        // Phoenix calls begin() right after this; that transaction populates the index at the fence.
+        tx = Transaction.readOnlyView(Snapshot.begin(fence));
+        pendingFence = fence;
+        LOG.info("Write fence on {} at {}", physical, fence);
+        IndexBuildHooks.current().afterFence(physical.getNameAsString(), fence);
     }
 
     /** No-op: the TM checks fences at commit against the ids of every table in the write set. */

@@ -9,6 +9,14 @@ package io.phoenixtxn.client;
 public interface ProtocolHooks {
     ProtocolHooks NONE = new ProtocolHooks() { };
 
+    /** A writer is about to ask the TM to commit {@code txId} (nothing is decided yet). */
+    default void beforeTmCommit(long txId) throws java.io.IOException {
+    }
+
+    /** The TM refused to commit {@code txId} for {@code reason}; its tentative writes are being rolled back. */
+    default void afterTmAbort(long txId, io.phoenixtxn.tm.AbortReason reason) {
+    }
+
     /** The TM decided to commit; the commit-table write (the commit point) has not happened. */
     default void afterTmDecision(long txId, long commitTs) throws java.io.IOException {
     }

@@ -122,6 +122,7 @@ public final class TxnClient implements Closeable {
             return;
         }
         CommitDecision decision;
+        ProtocolHooks.current().beforeTmCommit(tx.txId());
         try {
             decision = tm.get().commit(tx.txId(), writes.rowHashes(), writes.tableIds());
         } catch (TmException e) {
@@ -131,6 +132,7 @@ public final class TxnClient implements Closeable {
                     + " answer (" + e.getMessage() + ")", e);
         }
         if (!decision.isCommitted()) {
+            ProtocolHooks.current().afterTmAbort(tx.txId(), decision.abortReason());
             rollbackQuietly(tx);
             throw new TxnAbortedException(tx.txId(), decision.abortReason());
         }
