@@ -1,7 +1,12 @@
 package io.phoenixtxn.index;
 
-/** JMX view of one index population ({@code io.phoenixtxn:type=IndexBuild,name=<index table>}). */
+/**
+ * JMX view of one index population as its client sees it ({@code io.phoenixtxn:type=IndexBuild,table=<data
+ * table>,fence=<fence>}).
+ */
 public interface IndexBuildMXBean {
+    String getDataTable();
+
     String getIndexTable();
 
     long getFenceTimestamp();

@@ -3,9 +3,7 @@ package io.phoenixtxn.index;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
-import java.lang.management.ManagementFactory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -13,8 +11,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Progress of one index population (the transaction that fills a new index from the snapshot at its fence): rows
- * scanned from the data table and rows written to the index, logged at intervals, exposed over JMX while it runs,
- * and its duration logged at the end. Thread-safe: Phoenix populates with parallel scans.
+ * scanned from the data table and index rows written, logged every 10 s, exposed over JMX from the fence on, and
+ * the duration logged at the end. Phoenix 5.2 runs the population as a client-side UPSERT SELECT by default; with
+ * {@code phoenix.client.enable.server.upsert.select=true} it runs on the region servers, and only the duration is
+ * known here. Thread-safe: Phoenix populates with parallel scans.
  */
 public final class IndexBuildProgress implements IndexBuildMXBean {
     private static final Logger LOG = LoggerFactory.getLogger(IndexBuildProgress.class);
@@ -26,17 +26,24 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     private final AtomicLong rowsScanned = new AtomicLong();
     private final AtomicLong rowsWritten = new AtomicLong();
     private final AtomicLong nextLogNanos = new AtomicLong(startNanos + LOG_INTERVAL_NANOS);
+    private final String dataTable;
     private volatile String indexTable = "?";
     private volatile long finishedNanos = -1;
     private volatile ObjectName registered;
 
-    private IndexBuildProgress(long fence) {
+    private IndexBuildProgress(long fence, String dataTable) {
         this.fence = fence;
+        this.dataTable = dataTable;
     }
 
-    /** The progress of the population running at {@code fence}, created on first use. */
-    public static IndexBuildProgress forFence(long fence) {
-        return RUNNING.computeIfAbsent(fence, IndexBuildProgress::new);
+    /** The progress of the population of an index on {@code dataTable} at {@code fence}, created on first use. */
+    public static IndexBuildProgress forFence(long fence, String dataTable) {
+        return RUNNING.computeIfAbsent(fence, f -> {
+            IndexBuildProgress p = new IndexBuildProgress(f, dataTable);
+            p.registered = Jmx.register(p, "io.phoenixtxn:type=IndexBuild,table="
+                    + ObjectName.quote(dataTable) + ",fence=" + f);
+            return p;
+        });
     }
 
     /** Populations running now, for tools and tests. */
@@ -50,11 +57,9 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         IndexBuildHooks.current().afterRowsScanned(fence, total);
     }
 
-    /** Index rows written to {@code table} (the first call names the index and registers the metric). */
+    /** Index rows written to {@code table} by a population running on the client. */
     public void written(String table, long rows) {
-        if (registered == null) {
-            register(table);
-        }
+        indexTable = table;
         rowsWritten.addAndGet(rows);
         maybeLog();
     }
@@ -63,9 +68,11 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     public void finish(boolean committed) {
         if (RUNNING.remove(fence, this)) {
             finishedNanos = System.nanoTime();
-            LOG.info("Index population of {} at fence {} {} in {} ms: {} rows scanned, {} index rows written",
-                    indexTable, fence, committed ? "finished" : "was abandoned", getElapsedMillis(),
-                    rowsScanned.get(), rowsWritten.get());
+            String rows = rowsScanned.get() == 0 && rowsWritten.get() == 0
+                    ? "no rows counted on this client (empty table, or populated by a server-side UPSERT SELECT)"
+                    : rowsScanned.get() + " rows scanned, " + rowsWritten.get() + " index rows written";
+            LOG.info("Index population on {} at fence {} {} in {} ms: {}", dataTable, fence,
+                    committed ? "finished" : "was abandoned", getElapsedMillis(), rows);
             unregister();
         }
     }
@@ -74,37 +81,18 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         long now = System.nanoTime();
         long due = nextLogNanos.get();
         if (now >= due && nextLogNanos.compareAndSet(due, now + LOG_INTERVAL_NANOS)) {
-            LOG.info("Index population of {}: {} rows scanned, {} index rows written, {} s", indexTable,
+            LOG.info("Index population of {} on {}: {} rows scanned, {} index rows written, {} s", indexTable, dataTable,
                     rowsScanned.get(), rowsWritten.get(), TimeUnit.NANOSECONDS.toSeconds(now - startNanos));
         }
     }
 
-    private synchronized void register(String table) {
-        if (registered != null) {
-            return;
-        }
-        indexTable = table;
-        try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = new ObjectName("io.phoenixtxn:type=IndexBuild,name=" + ObjectName.quote(table)
-                    + ",fence=" + fence);
-            server.registerMBean(this, name);
-            registered = name;
-        } catch (Exception e) {
-            LOG.debug("Index build metric for {} not registered: {}", table, e.toString());
-            registered = ObjectName.WILDCARD;
-        }
+    private synchronized void unregister() {
+        Jmx.unregister(registered);
     }
 
-    private void unregister() {
-        ObjectName name = registered;
-        if (name != null && name != ObjectName.WILDCARD) {
-            try {
-                ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-            } catch (Exception e) {
-                LOG.debug("Index build metric {} not unregistered: {}", name, e.toString());
-            }
-        }
+    @Override
+    public String getDataTable() {
+        return dataTable;
     }
 
     @Override
@@ -136,5 +124,32 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     @Override
     public boolean isFinished() {
         return finishedNanos >= 0;
+    }
+
+    /** Registration with the platform MBean server; a metric that cannot register is logged, never fatal. */
+    private static final class Jmx {
+        private Jmx() {
+        }
+
+        static ObjectName register(Object bean, String name) {
+            try {
+                ObjectName objectName = new ObjectName(name);
+                java.lang.management.ManagementFactory.getPlatformMBeanServer().registerMBean(bean, objectName);
+                return objectName;
+            } catch (Exception e) {
+                LOG.debug("Metric {} not registered: {}", name, e.toString());
+                return ObjectName.WILDCARD;
+            }
+        }
+
+        static void unregister(ObjectName name) {
+            if (name != null && name != ObjectName.WILDCARD) {
+                try {
+                    java.lang.management.ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
+                } catch (Exception e) {
+                    LOG.debug("Metric {} not unregistered: {}", name, e.toString());
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.phoenixtxn.index;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import javax.management.ObjectName;
@@ -13,9 +14,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class IndexBuildProgressTest {
+    @AfterEach
+    void restoreHooks() {
+        IndexBuildHooks.install(IndexBuildHooks.NONE);
+    }
+
     @Test
-    void countsFromParallelWritersAreExactAndExposedOverJmxUntilFinished() throws Exception {
-        IndexBuildProgress progress = IndexBuildProgress.forFence(4242);
+    void clientCountsFromParallelWritersAreExactAndExposedOverJmxFromTheFenceUntilFinished() throws Exception {
+        IndexBuildProgress progress = IndexBuildProgress.forFence(4242, "T");
+        ObjectName name = new ObjectName("io.phoenixtxn:type=IndexBuild,table=" + ObjectName.quote("T")
+                + ",fence=4242");
+        assertTrue(ManagementFactory.getPlatformMBeanServer().isRegistered(name), "registered before any row");
         ExecutorService pool = Executors.newFixedThreadPool(4);
         for (int t = 0; t < 4; t++) {
             pool.execute(() -> {
@@ -29,9 +38,8 @@ class IndexBuildProgressTest {
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
         assertEquals(4000, progress.getRowsScanned());
         assertEquals(4000, progress.getRowsWritten());
-        ObjectName name = new ObjectName("io.phoenixtxn:type=IndexBuild,name=" + ObjectName.quote("IDX")
-                + ",fence=4242");
         assertEquals(4000L, ManagementFactory.getPlatformMBeanServer().getAttribute(name, "RowsWritten"));
+        assertEquals("IDX", progress.getIndexTable());
         assertTrue(IndexBuildProgress.running().containsKey(4242L));
         progress.finish(true);
         assertTrue(progress.isFinished());

@@ -38,6 +38,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     private volatile Transaction tx;
     /** Set by commitDDLFence: the next begin() starts the index population transaction at the fence. */
     private volatile long pendingFence = -1;
+    private volatile String pendingFenceTable;
     /** Non-null while this context runs an index population. */
     private volatile IndexBuildProgress population;
 
@@ -82,12 +83,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             pendingFence = -1;
             client();
             tx = Transaction.begun(fence);
-            population = IndexBuildProgress.forFence(fence);
+            population = IndexBuildProgress.forFence(fence, pendingFenceTable);
             return;
         }
         try {
             tx = client().begin();
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // RuntimeException: e.g. this JVM serves its TM through HA and is between primaries right now.
             throw SqlErrors.failed("Could not begin a transaction: " + e.getMessage(), e);
         }
     }
@@ -168,6 +170,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         // Phoenix calls begin() right after this; that transaction populates the index at the fence.
         tx = Transaction.readOnlyView(Snapshot.begin(fence));
+        pendingFenceTable = physical.getNameAsString();
         pendingFence = fence;
         LOG.info("Write fence on {} at {}", physical, fence);
         IndexBuildHooks.current().afterFence(physical.getNameAsString(), fence);
@@ -247,7 +250,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         PhoenixTxnContext other = (PhoenixTxnContext) ctx;
         Transaction otherTx = other.tx;
         if (subTask) {
-            return new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView());
+            PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView());
+            child.population = other.population; // a client-side population's parallel scans count into it
+            return child;
         }
         return new PhoenixTxnContext(other.connection, otherTx);
     }
