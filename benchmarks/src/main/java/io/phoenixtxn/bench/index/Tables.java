@@ -1,0 +1,202 @@
+package io.phoenixtxn.bench.index;
+
+import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.stack.EmbeddedStack;
+import org.apache.hadoop.hbase.RegionMetrics;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.Size;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The two tables of the benchmark (same columns, same rows, one TRANSACTIONAL=true) and their bulk load. Values
+ * are functions of the key so both tables hold identical rows: V and S are unique per row (a bijective mix of the
+ * key), so a point query on either returns one row until writers start changing them.
+ */
+final class Tables {
+    static final String TX = "BENCH_IDX_TX";
+    static final String PLAIN = "BENCH_IDX_PLAIN";
+
+    private Tables() {
+    }
+
+    static String v(long k) {
+        return String.format("v%08x", (int) (k * 0x9E3779B1L));
+    }
+
+    static String s(long k) {
+        return String.format("s%08x", (int) (k * 0x85EBCA77L));
+    }
+
+    static String p(long k) {
+        return String.format("p%023d", k);
+    }
+
+    /**
+     * Same columns and layout for both tables. The copy is created with COLUMN_ENCODED_BYTES=0 because Phoenix
+     * refuses column encoding on our (OMID-slot) transactional tables, so both store one cell per column under the
+     * column name. Both are pre-split into {@code regions} equal key ranges so the builds see the same parallelism.
+     */
+    static void create(EmbeddedStack stack, long rows, int regions) throws SQLException {
+        StringBuilder split = new StringBuilder();
+        for (int i = 1; i < regions; i++) {
+            split.append(i == 1 ? "" : ", ").append(rows * i / regions);
+        }
+        String splitOn = regions > 1 ? " SPLIT ON (" + split + ")" : "";
+        String columns = " (K BIGINT NOT NULL PRIMARY KEY, V VARCHAR, S VARCHAR, N BIGINT, P VARCHAR)";
+        try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + TX + columns + " TRANSACTIONAL=true" + splitOn);
+            s.execute("CREATE TABLE " + PLAIN + columns + " COLUMN_ENCODED_BYTES=0" + splitOn);
+        }
+    }
+
+    /** Result of one bulk load. */
+    static final class Load {
+        final String table;
+        final long rows;
+        final long commits;
+        final long nanos;
+        /** Until asynchronous post-commits finished (commit table empty); equals {@link #nanos} for the copy. */
+        final long settledNanos;
+
+        Load(String table, long rows, long commits, long nanos, long settledNanos) {
+            this.table = table;
+            this.rows = rows;
+            this.commits = commits;
+            this.nanos = nanos;
+            this.settledNanos = settledNanos;
+        }
+
+        double rowsPerSecond() {
+            return rows / (nanos / 1e9);
+        }
+
+        double settledRowsPerSecond() {
+            return rows / (settledNanos / 1e9);
+        }
+    }
+
+    /**
+     * Loads keys 0..rows-1 with batched UPSERTs, a commit every {@code batch} rows, from {@code threads} threads on
+     * disjoint key ranges. For the transactional table, also waits until the commit table is empty (every
+     * asynchronous post-commit has written its commit cells), so the settled rate counts the whole write path.
+     */
+    static Load load(EmbeddedStack stack, String table, long rows, int batch, int threads) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long started = System.nanoTime();
+        List<Future<Long>> parts = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            long lo = rows * t / threads;
+            long hi = rows * (t + 1) / threads;
+            parts.add(pool.submit(() -> loadRange(stack, table, lo, hi, batch)));
+        }
+        long commits = 0;
+        try {
+            for (Future<Long> f : parts) {
+                commits += f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long loaded = System.nanoTime() - started;
+        long settled = loaded;
+        if (table.equals(TX)) {
+            awaitCommitTableEmpty(stack, TimeUnit.MINUTES.toNanos(15));
+            settled = System.nanoTime() - started;
+        }
+        return new Load(table, rows, commits, loaded, settled);
+    }
+
+    private static long loadRange(EmbeddedStack stack, String table, long lo, long hi, int batch)
+            throws SQLException {
+        long commits = 0;
+        try (Connection c = stack.connect();
+             PreparedStatement upsert = c.prepareStatement("UPSERT INTO " + table + " VALUES (?, ?, ?, ?, ?)")) {
+            c.setAutoCommit(false);
+            int pending = 0;
+            for (long k = lo; k < hi; k++) {
+                upsert.setLong(1, k);
+                upsert.setString(2, v(k));
+                upsert.setString(3, s(k));
+                upsert.setLong(4, k);
+                upsert.setString(5, p(k));
+                upsert.executeUpdate();
+                if (++pending == batch) {
+                    c.commit();
+                    commits++;
+                    pending = 0;
+                }
+            }
+            if (pending > 0) {
+                c.commit();
+                commits++;
+            }
+        }
+        return commits;
+    }
+
+    /** Rows of the commit table: transactions past their commit point whose commit cells are not all written. */
+    static long commitTableRows(EmbeddedStack stack) throws Exception {
+        TableName name = TableName.valueOf(TxnClientConfig.from(stack.configuration()::get).commitTable());
+        long rows = 0;
+        try (Table t = stack.hbase().getConnection().getTable(name);
+             ResultScanner scanner = t.getScanner(new Scan().setFilter(new FirstKeyOnlyFilter()))) {
+            for (Result r : scanner) {
+                rows++;
+            }
+        }
+        return rows;
+    }
+
+    static void awaitCommitTableEmpty(EmbeddedStack stack, long timeoutNanos) throws Exception {
+        long deadline = System.nanoTime() + timeoutNanos;
+        long rows;
+        while ((rows = commitTableRows(stack)) > 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(rows + " commit-table entries still pending after the load");
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    /** Flushes the table's memstores so builds read store files, not memory. */
+    static void flush(EmbeddedStack stack, String table) throws Exception {
+        try (Admin admin = stack.hbase().getConnection().getAdmin()) {
+            admin.flush(TableName.valueOf(table));
+        }
+    }
+
+    /** Regions and store-file megabytes of a table (after a flush), for the record. */
+    static String describe(EmbeddedStack stack, String table) throws Exception {
+        TableName name = TableName.valueOf(table);
+        double storeMb = 0;
+        int regions = 0;
+        int storeFiles = 0;
+        try (Admin admin = stack.hbase().getConnection().getAdmin()) {
+            for (ServerName server : admin.getRegionServers()) {
+                for (RegionMetrics m : admin.getRegionMetrics(server, name)) {
+                    regions++;
+                    storeFiles += m.getStoreFileCount();
+                    storeMb += m.getStoreFileSize().get(Size.Unit.MEGABYTE);
+                }
+            }
+        }
+        return String.format("%d regions, %d store files, %.0f MB", regions, storeFiles, storeMb);
+    }
+}
