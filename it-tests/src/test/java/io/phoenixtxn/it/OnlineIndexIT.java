@@ -1,162 +1,324 @@
 package io.phoenixtxn.it;
 
+import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * CREATE INDEX on a table that writers keep upserting, updating and deleting in transactions. The index is
  * populated from the snapshot at its fence and written at the fence; writers that began before the fence abort
- * (523) and retry; later writers maintain the index. Afterwards the index must equal the table row by row and
- * value by value, and queries through the index must return what a full scan returns.
+ * (523) and Phoenix replays them; later writers maintain the index. The build is held (hooks) at one point, after
+ * the fence, in the middle of the population's scan, or after it wrote its rows, until the writers committed a
+ * given number of transactions there; so every run lands writes at that point. Afterwards the index must equal
+ * the table row by row and value by value, and queries through the index must return what a full scan returns.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class OnlineIndexIT {
     private static final int KEYS = 400;
+    private static final int WRITERS = 3;
+    /** Commits the writers must make while the build is held at its point. */
+    private static final int COMMITS_WHILE_HELD = 30;
 
-    @Test
-    void indexBuiltUnderConcurrentWritersMatchesTheTableExactly() throws Exception {
+    /** What kind of index on what kind of table. */
+    enum Shape {
+        COVERED("", "(V) INCLUDE (N)", "K, V, N", "V"),
+        FUNCTIONAL("", "(UPPER(V)) INCLUDE (N)", "K, UPPER(V), N", "UPPER(V)"),
+        IMMUTABLE_TABLE(", IMMUTABLE_ROWS=true", "(V) INCLUDE (N)", "K, V, N", "V");
+
+        final String tableOptions;
+        final String indexDefinition;
+        final String columns;
+        final String indexedExpression;
+
+        Shape(String tableOptions, String indexDefinition, String columns, String indexedExpression) {
+            this.tableOptions = tableOptions;
+            this.indexDefinition = indexDefinition;
+            this.columns = columns;
+            this.indexedExpression = indexedExpression;
+        }
+    }
+
+    /** Where the build is held while the writers commit. */
+    enum Point { AFTER_FENCE, MID_SCAN, BEFORE_POPULATION_COMMIT }
+
+    static Stream<Arguments> builds() {
+        return Stream.of(
+                Arguments.of(Shape.COVERED, Point.AFTER_FENCE),
+                Arguments.of(Shape.COVERED, Point.MID_SCAN),
+                Arguments.of(Shape.COVERED, Point.BEFORE_POPULATION_COMMIT),
+                Arguments.of(Shape.FUNCTIONAL, Point.MID_SCAN),
+                Arguments.of(Shape.IMMUTABLE_TABLE, Point.MID_SCAN));
+    }
+
+    @AfterEach
+    void restoreHooks() {
+        IndexBuildHooks.install(IndexBuildHooks.NONE);
+    }
+
+    @ParameterizedTest(name = "{0} index, build held at {1}")
+    @MethodSource("builds")
+    void indexBuiltUnderConcurrentWritersMatchesTheTableExactly(Shape shape, Point point) throws Exception {
         String table = SharedStack.uniqueTable("LIVE");
         String index = table + "_IDX";
         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true");
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true"
+                    + shape.tableOptions);
             c.setAutoCommit(false);
             for (int k = 0; k < 300; k++) {
                 s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "', " + k + ")");
             }
             c.commit();
         }
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicInteger commits = new AtomicInteger();
-        AtomicInteger conflicts = new AtomicInteger();
-        CountDownLatch writing = new CountDownLatch(3 * 20);
-        ExecutorService pool = Executors.newFixedThreadPool(3);
-        List<Future<?>> writers = new ArrayList<>();
-        for (int w = 0; w < 3; w++) {
-            writers.add(pool.submit(() -> {
-                try (Connection c = SharedStack.connect()) {
-                    c.setAutoCommit(false);
-                    while (!stop.get()) {
-                        writeOnce(c, table, commits, conflicts);
-                        writing.countDown();
-                    }
-                }
-                return null;
-            }));
-        }
-        assertTrue(writing.await(2, TimeUnit.MINUTES), "writers are running before the index is created");
-        int commitsBefore = commits.get();
-        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (N)");
-        }
-        int target = commits.get() + 60;
-        while (commits.get() < target && writers.stream().noneMatch(Future::isDone)) {
-            Thread.onSpinWait(); // writers commit continuously; we only need 60 more after the build
-        }
-        stop.set(true);
-        for (Future<?> f : writers) {
-            f.get(1, TimeUnit.MINUTES);
-        }
-        pool.shutdown();
-        assertTrue(commits.get() > commitsBefore, "writes happened around the build");
-        assertTrue(IndexBuildProgress.running().isEmpty(), "the population finished and dropped its metric");
+        Writers writers = new Writers(table, shape);
+        AtomicReference<long[]> progressAtCommit = new AtomicReference<>();
+        AtomicBoolean held = new AtomicBoolean();
+        IndexBuildHooks.install(new IndexBuildHooks() {
+            private volatile long fence = -1;
 
-        try (Connection c = SharedStack.connect()) {
-            Map<Long, String> fromTable = rows(c, "SELECT /*+ NO_INDEX */ K, V, N FROM " + table);
-            Map<Long, String> fromIndex = rows(c, "SELECT /*+ INDEX(" + table + " " + index + ") */ K, V, N FROM "
-                    + table);
-            assertEquals(fromTable, fromIndex, "index content differs from the table");
-            try (Statement s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + index)) {
-                rs.next();
-                assertEquals(fromTable.size(), rs.getInt(1), "the index holds no stale rows");
-            }
-            try (Statement s = c.createStatement();
-                 ResultSet plan = s.executeQuery("EXPLAIN SELECT /*+ INDEX(" + table + " " + index + ") */ K, V, N"
-                         + " FROM " + table)) {
-                StringBuilder text = new StringBuilder();
-                while (plan.next()) {
-                    text.append(plan.getString(1)).append('\n');
+            @Override
+            public void afterFence(String physicalTable, long fenceTs) {
+                if (physicalTable.equals(table)) {
+                    fence = fenceTs;
+                    System.out.println("online index: fence of " + table + " at " + fenceTs);
+                    holdAt(Point.AFTER_FENCE);
                 }
-                assertTrue(text.toString().contains(index), "the hinted query reads the index:\n" + text);
             }
+
+            @Override
+            public void afterRowsScanned(long fenceTs, long rowsSoFar) {
+                if (fenceTs == fence && rowsSoFar >= 50) {
+                    holdAt(Point.MID_SCAN);
+                }
+            }
+
+            @Override
+            public void beforePopulationCommit(long fenceTs) {
+                if (fenceTs == fence) {
+                    IndexBuildProgress progress = IndexBuildProgress.running().get(fenceTs);
+                    if (progress != null) {
+                        progressAtCommit.set(new long[] {progress.getRowsScanned(), progress.getRowsWritten()});
+                    }
+                    holdAt(Point.BEFORE_POPULATION_COMMIT);
+                }
+            }
+
+            private void holdAt(Point here) {
+                if (here == point && held.compareAndSet(false, true)) {
+                    writers.awaitMoreCommits(COMMITS_WHILE_HELD);
+                }
+            }
+        });
+        writers.start();
+        writers.awaitMoreCommits(20); // writers are running before the index is created
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE INDEX " + index + " ON " + table + " " + shape.indexDefinition);
+        }
+        IndexBuildHooks.install(IndexBuildHooks.NONE);
+        writers.awaitMoreCommits(30); // index maintenance by writers after the build
+        writers.stop();
+
+        assertTrue(held.get(), "the build reached " + point + " and was held there while writers committed");
+        assertTrue(IndexBuildProgress.running().isEmpty(), "the population finished and dropped its metric");
+        // Phoenix 5.2 populates on the client by default (server-side UPSERT SELECT is off): counted there.
+        long[] progress = progressAtCommit.get();
+        assertNotNull(progress, "the population's progress was registered until its commit");
+        assertTrue(progress[0] >= 50, "rows scanned: " + progress[0]);
+        if (shape == Shape.IMMUTABLE_TABLE) {
+            assertTrue(progress[1] >= progress[0], "index rows written " + progress[1] + " of " + progress[0]);
+        } else {
+            assertEquals(progress[0], progress[1], "one index row written per data row scanned");
+        }
+
+        Map<Long, String> fromTable = IndexChecks.assertIndexEqualsTable(table, index, shape.columns);
+        try (Connection c = SharedStack.connect()) {
             for (String v : new String[] {"v7", "v150", "w1", "w2"}) {
-                try (PreparedStatement p = c.prepareStatement("SELECT K, V, N FROM " + table + " WHERE V = ?")) {
-                    p.setString(1, v);
-                    Map<Long, String> viaIndex = rows(p);
+                String value = shape == Shape.FUNCTIONAL ? v.toUpperCase() : v;
+                String query = "SELECT " + shape.columns + " FROM " + table + " WHERE " + shape.indexedExpression
+                        + " = ?";
+                assertTrue(IndexChecks.explain(c, query.replace("?", "'" + value + "'")).contains(index),
+                        "the point query on " + shape.indexedExpression + " uses the index");
+                try (PreparedStatement p = c.prepareStatement(query)) {
+                    p.setString(1, value);
                     Map<Long, String> expected = new TreeMap<>();
                     fromTable.forEach((k, row) -> {
-                        if (row.startsWith(v + "|")) {
+                        if (row.startsWith(value + "|")) {
                             expected.put(k, row);
                         }
                     });
-                    assertEquals(expected, viaIndex, "point query on V=" + v);
+                    assertEquals(expected, IndexChecks.rows(p), "point query on " + value);
                 }
             }
         }
-        System.out.printf("online index: %d commits, %d conflicts (incl. fence aborts)%n", commits.get(),
-                conflicts.get());
+        System.out.printf("online index (%s, held at %s): %d commits, %d aborts (fence aborts are replayed by"
+                + " Phoenix and not counted)%n", shape, point, writers.commits(), writers.aborts());
     }
 
-    private static void writeOnce(Connection c, String table, AtomicInteger commits, AtomicInteger conflicts)
-            throws SQLException {
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        long k = r.nextInt(KEYS);
-        try (Statement s = c.createStatement()) {
-            int op = r.nextInt(10);
-            if (op < 2) {
-                s.executeUpdate("DELETE FROM " + table + " WHERE K = " + k);
-            } else if (op < 5) {
-                s.executeUpdate("UPSERT INTO " + table + " (K, N) VALUES (" + k + ", " + r.nextInt(1000) + ")");
-            } else {
-                s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'w" + r.nextInt(5) + "', "
-                        + r.nextInt(1000) + ")");
-            }
-            c.commit();
-            commits.incrementAndGet();
-        } catch (SQLException e) {
-            c.rollback();
-            if (e.getErrorCode() != 523) {
-                throw e;
-            }
-            conflicts.incrementAndGet();
+    @Test
+    void localIndexOnATransactionalTableIsRefusedWithPhoenixsError() throws Exception {
+        String table = SharedStack.uniqueTable("NOLOCAL");
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.execute("CREATE LOCAL INDEX " + table + "_L ON " + table + " (V)"));
+            assertEquals(10948, e.getErrorCode(), e.toString()); // CANNOT_CREATE_LOCAL_INDEX_FOR_TXN_TABLE
+            assertTrue(e.getMessage().contains("Local indexes cannot be created for"), e.getMessage());
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'a')");
+            assertEquals(1, IndexChecks.count(c, table), "the table is untouched and writable");
         }
     }
 
-    private static Map<Long, String> rows(Connection c, String sql) throws SQLException {
-        try (PreparedStatement p = c.prepareStatement(sql)) {
-            return rows(p);
-        }
-    }
+    /** Writer threads that upsert, update and delete random rows in transactions until stopped. */
+    private static final class Writers {
+        private final String table;
+        private final Shape shape;
+        private final ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+        private final List<Future<?>> running = new ArrayList<>();
+        private final AtomicBoolean stop = new AtomicBoolean();
+        private final AtomicLong nextNewKey = new AtomicLong(10_000);
+        private final Object progress = new Object();
+        private long commits;
+        private long aborts;
 
-    private static Map<Long, String> rows(PreparedStatement p) throws SQLException {
-        Map<Long, String> rows = new TreeMap<>();
-        try (ResultSet rs = p.executeQuery()) {
-            while (rs.next()) {
-                rows.put(rs.getLong(1), rs.getString(2) + "|" + rs.getObject(3));
+        Writers(String table, Shape shape) {
+            this.table = table;
+            this.shape = shape;
+        }
+
+        void start() {
+            for (int w = 0; w < WRITERS; w++) {
+                // Writers share the index creator's connection service (see docs/design.md 4.4 for other clients).
+                running.add(pool.submit(() -> {
+                    try (Connection c = SharedStack.connect()) {
+                        c.setAutoCommit(false);
+                        while (!stop.get()) {
+                            writeOnce(c);
+                        }
+                    }
+                    return null;
+                }));
             }
         }
-        return rows;
+
+        private void writeOnce(Connection c) throws SQLException {
+            ThreadLocalRandom r = ThreadLocalRandom.current();
+            long k = r.nextInt(KEYS);
+            try (Statement s = c.createStatement()) {
+                int op = r.nextInt(10);
+                if (op < 2) {
+                    s.executeUpdate("DELETE FROM " + table + " WHERE K = " + k);
+                } else if (shape == Shape.IMMUTABLE_TABLE) {
+                    // Immutable rows are written once: new keys only.
+                    s.executeUpdate("UPSERT INTO " + table + " VALUES (" + nextNewKey.getAndIncrement() + ", 'w"
+                            + r.nextInt(5) + "', " + r.nextInt(1000) + ")");
+                } else if (op < 5) {
+                    s.executeUpdate("UPSERT INTO " + table + " (K, N) VALUES (" + k + ", " + r.nextInt(1000) + ")");
+                } else {
+                    s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'w" + r.nextInt(5) + "', "
+                            + r.nextInt(1000) + ")");
+                }
+                c.commit();
+                counted(true);
+            } catch (SQLException e) {
+                c.rollback();
+                if (e.getErrorCode() != 523) {
+                    throw e;
+                }
+                counted(false);
+            }
+        }
+
+        private void counted(boolean committed) {
+            synchronized (progress) {
+                if (committed) {
+                    commits++;
+                } else {
+                    aborts++;
+                }
+                progress.notifyAll();
+            }
+        }
+
+        /** Waits until the writers committed {@code more} transactions from now (fails if a writer died). */
+        void awaitMoreCommits(int more) {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            synchronized (progress) {
+                long target = commits + more;
+                while (commits < target) {
+                    failIfAWriterDied();
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new AssertionError("writers made " + (commits - target + more) + " of " + more
+                                + " commits in 2 minutes");
+                    }
+                    try {
+                        progress.wait(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, 1_000));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new AssertionError(e);
+                    }
+                }
+            }
+        }
+
+        private void failIfAWriterDied() {
+            for (Future<?> f : running) {
+                if (f.isDone()) {
+                    try {
+                        f.get();
+                        throw new AssertionError("a writer stopped early");
+                    } catch (Exception e) {
+                        throw new AssertionError("a writer failed", e);
+                    }
+                }
+            }
+        }
+
+        void stop() throws Exception {
+            stop.set(true);
+            for (Future<?> f : running) {
+                f.get(1, TimeUnit.MINUTES);
+            }
+            pool.shutdown();
+        }
+
+        long commits() {
+            synchronized (progress) {
+                return commits;
+            }
+        }
+
+        long aborts() {
+            synchronized (progress) {
+                return aborts;
+            }
+        }
     }
 }

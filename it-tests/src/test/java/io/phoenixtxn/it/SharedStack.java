@@ -4,6 +4,7 @@ import io.phoenixtxn.stack.EmbeddedStack;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -44,6 +45,42 @@ public final class SharedStack {
 
     public static Connection connect() throws SQLException {
         return get().connect();
+    }
+
+    /**
+     * A connection through a second Phoenix connection service (same cluster, same TM; the URL names the quorum
+     * differently, so Phoenix keys a new service): it has its own metadata cache, as a client in another JVM would.
+     */
+    public static Connection connectAsAnotherClient() throws SQLException {
+        return connectThrough("127.0.0.1", new Properties());
+    }
+
+    /**
+     * A connection through a third connection service, configured to run UPSERT SELECT on the region servers
+     * ({@code phoenix.client.enable.server.upsert.select}, off by default in Phoenix 5.2): index populations of
+     * its CREATE INDEX run there.
+     */
+    public static Connection connectWithServerSideUpsertSelect() throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("phoenix.client.enable.server.upsert.select", "true");
+        return connectThrough("127.0.0.1,localhost", props);
+    }
+
+    private static Connection connectThrough(String quorum, Properties props) throws SQLException {
+        Connection c = java.sql.DriverManager.getConnection(get().jdbcUrl().replace("localhost", quorum), props);
+        if (c.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices()
+                == connectionServices()) {
+            c.close();
+            throw new IllegalStateException("Phoenix keyed " + get().jdbcUrl() + " and its " + quorum + " form to"
+                    + " one connection service; the test needs separate ones");
+        }
+        return c;
+    }
+
+    private static Object connectionServices() throws SQLException {
+        try (Connection c = connect()) {
+            return c.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices();
+        }
     }
 
     /** A table name no other test uses (tests share one cluster). */
