@@ -226,6 +226,56 @@ class OnlineIndexInterleavingsIT {
         assertTrue(!rows.containsKey(4L), "deleted row");
     }
 
+    /**
+     * A client whose cached metadata predates the new index (another connection service, as another JVM) runs a
+     * DELETE after the fence: Phoenix computes the DELETE's index deletes from that cache and would skip the new
+     * index. The commit is refused (523, saying why) instead of leaving the deleted row in the index; re-running the
+     * statement, with the metadata Phoenix refreshed meanwhile, maintains it. Upserts need no such help.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"(V) INCLUDE (N)|", "(UPPER(V)) INCLUDE (N)|",
+            "(V) INCLUDE (N)|, IMMUTABLE_ROWS=true"})
+    void deleteByAClientThatHasNotSeenTheIndexIsRefusedAndItsRerunMaintainsIt(String shape) throws Exception {
+        String[] parts = shape.split("\\|", -1);
+        table = SharedStack.uniqueTable("FENCED_SHAPE");
+        index = table + "_IDX";
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true"
+                    + parts[1]);
+            c.setAutoCommit(false);
+            for (int k = 0; k < 100; k++) {
+                s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "', " + k + ")");
+            }
+            c.commit();
+        }
+        recordAborts(null);
+        try (Connection sameClient = SharedStack.connect();
+             Connection otherClient = SharedStack.connectAsAnotherClient()) {
+            for (Connection c : List.of(sameClient, otherClient)) { // both cache the table before the index exists
+                c.setAutoCommit(false);
+                IndexChecks.count(c, table);
+                c.commit();
+            }
+            landAt(Point.AFTER_FENCE, () -> {
+                delete(sameClient, 5);
+                sameClient.commit();
+                delete(otherClient, 6);
+                SQLException e = assertThrows(SQLException.class, otherClient::commit);
+                assertEquals(523, e.getErrorCode(), e.toString());
+                assertTrue(e.getMessage().contains("without maintaining index"), e.getMessage());
+                otherClient.rollback();
+                delete(otherClient, 6); // re-run: the failed commit refreshed the client's metadata
+                otherClient.commit();
+                upsert(otherClient, 2000, "late", 1);
+                otherClient.commit();
+            }, SharedStack::connect, "CREATE INDEX " + index + " ON " + table + " " + parts[0]);
+        }
+        assertEquals(List.of(), aborts, "no TM abort: the refused commit never reached the TM");
+        String columns = parts[0].startsWith("(UPPER") ? "K, UPPER(V), N" : COLUMNS;
+        Map<Long, String> rows = assertIndexEqualsTable(table, index, columns);
+        assertTrue(!rows.containsKey(5L) && !rows.containsKey(6L) && rows.containsKey(2000L), rows.toString());
+    }
+
     /** With server-side UPSERT SELECT enabled, Phoenix populates the index on the region servers. */
     @Test
     void populationOnTheRegionServersMatchesTheTable() throws Exception {

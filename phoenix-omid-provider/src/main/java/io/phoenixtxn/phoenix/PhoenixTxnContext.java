@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Phoenix's per-MutationState transaction handle. Holds the {@link Transaction} (or none) and, when it belongs to a
@@ -39,6 +42,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /** Set by commitDDLFence: the next begin() starts the index population transaction at the fence. */
     private volatile long pendingFence = -1;
     private volatile String pendingFenceTable;
+    /** Data tables as Phoenix sent this transaction's mutations (markDMLFence), by physical name. */
+    private final Map<TableName, PTable> sentTables = new ConcurrentHashMap<>();
     /** Non-null while this context runs an index population. */
     private volatile IndexBuildProgress population;
 
@@ -86,6 +91,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             population = IndexBuildProgress.forFence(fence, pendingFenceTable);
             return;
         }
+        sentTables.clear();
         try {
             tx = client().begin();
         } catch (IOException | RuntimeException e) {
@@ -99,6 +105,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         Transaction current = tx;
         if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
             return;
+        }
+        Optional<String> skipped = IndexMaintenanceCheck.skippedIndex(sentTables, current.writeSet().cells());
+        if (skipped.isPresent()) {
+            throw abortForStaleMetadata(current, skipped.get());
         }
         boolean committed = false;
         IndexBuildProgress populating = population;
@@ -176,9 +186,29 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         IndexBuildHooks.current().afterFence(physical.getNameAsString(), fence);
     }
 
-    /** No-op: the TM checks fences at commit against the ids of every table in the write set. */
+    /**
+     * Phoenix calls this as it sends a data table's mutations, with the table as re-resolved then; commit checks
+     * that row deletes maintained every index it has ({@link IndexMaintenanceCheck}). Fences themselves are checked
+     * by the TM at commit against every table in the write set.
+     */
     @Override
     public void markDMLFence(PTable dataTable) {
+        if (dataTable != null && tx != null) {
+            sentTables.put(TableName.valueOf(dataTable.getPhysicalName().getBytes()), dataTable);
+        }
+    }
+
+    private SQLException abortForStaleMetadata(Transaction current, String index) throws SQLException {
+        try {
+            client().abort(current);
+        } catch (IOException e) {
+            LOG.warn("Rollback of {} left tentative cells behind; readers treat them as aborted", current, e);
+        }
+        return new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
+                .setMessage("Transaction " + current.txId() + " aborted: it deleted rows without maintaining index "
+                        + index + ", which its statement did not know (the client's table metadata predates the"
+                        + " index, created meanwhile); re-run the statements, which now see the index")
+                .build().buildException();
     }
 
     @Override
@@ -201,6 +231,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public void reset() {
         tx = null;
+        sentTables.clear();
     }
 
     @Override
