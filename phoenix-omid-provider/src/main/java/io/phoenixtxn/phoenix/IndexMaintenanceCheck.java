@@ -1,6 +1,6 @@
 package io.phoenixtxn.phoenix;
 
-import io.phoenixtxn.client.WrittenCell;
+import io.phoenixtxn.client.WriteSet;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.phoenix.schema.PIndexState;
 import org.apache.phoenix.schema.PTable;
@@ -25,40 +25,25 @@ final class IndexMaintenanceCheck {
      * The first index of a table that this transaction deleted rows of but did not write, as "index (table)".
      *
      * @param sentTables data tables as Phoenix sent their mutations, by physical name
-     * @param cells      the transaction's written cells by physical table
+     * @param writes     the transaction's write set
      */
-    static Optional<String> skippedIndex(Map<TableName, PTable> sentTables,
-                                         Map<TableName, List<WrittenCell>> cells) {
+    static Optional<String> skippedIndex(Map<TableName, PTable> sentTables, WriteSet writes) {
         for (Map.Entry<TableName, PTable> sent : sentTables.entrySet()) {
-            if (!deletesRows(cells.get(sent.getKey()))) {
+            List<PTable> indexes = sent.getValue().getIndexes();
+            if (indexes.isEmpty() || !writes.deletesRowsOf(sent.getKey())) {
                 continue;
             }
-            for (PTable index : sent.getValue().getIndexes()) {
+            for (PTable index : indexes) {
                 if (index.getIndexType() == PTable.IndexType.LOCAL || !isMaintained(index.getIndexState())) {
                     continue;
                 }
-                TableName physical = TableName.valueOf(index.getPhysicalName().getBytes());
-                List<WrittenCell> indexCells = cells.get(physical);
-                if (indexCells == null || indexCells.isEmpty()) {
+                if (!writes.writes(TableName.valueOf(index.getPhysicalName().getBytes()))) {
                     return Optional.of(index.getName().getString() + " (" + sent.getValue().getName().getString()
                             + ")");
                 }
             }
         }
         return Optional.empty();
-    }
-
-    /** A row delete is a family delete marker: a cell with an empty qualifier. */
-    private static boolean deletesRows(List<WrittenCell> cells) {
-        if (cells == null) {
-            return false;
-        }
-        for (WrittenCell cell : cells) {
-            if (cell.qualifier().length == 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static boolean isMaintained(PIndexState state) {

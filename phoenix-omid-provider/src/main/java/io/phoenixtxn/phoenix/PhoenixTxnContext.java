@@ -106,7 +106,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
             return;
         }
-        Optional<String> skipped = IndexMaintenanceCheck.skippedIndex(sentTables, current.writeSet().cells());
+        Optional<String> skipped = IndexMaintenanceCheck.skippedIndex(sentTables, current.writeSet());
         if (skipped.isPresent()) {
             throw abortForStaleMetadata(current, skipped.get());
         }

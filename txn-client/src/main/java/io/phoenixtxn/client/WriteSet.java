@@ -72,6 +72,25 @@ public final class WriteSet {
         return copy;
     }
 
+    /** True when this transaction wrote any cell to {@code table}. */
+    public synchronized boolean writes(TableName table) {
+        List<WrittenCell> written = cells.get(table);
+        return written != null && !written.isEmpty();
+    }
+
+    /** True when this transaction deleted a row of {@code table} (a family delete marker: empty qualifier). */
+    public synchronized boolean deletesRowsOf(TableName table) {
+        List<WrittenCell> written = cells.get(table);
+        if (written != null) {
+            for (WrittenCell cell : written) {
+                if (cell.qualifier().length == 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** True when nothing was written: the transaction commits without asking the TM. */
     public synchronized boolean isEmpty() {
         return cells.isEmpty();

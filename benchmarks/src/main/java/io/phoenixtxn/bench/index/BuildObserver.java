@@ -5,11 +5,14 @@ import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.tm.AbortReason;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -127,8 +130,8 @@ final class BuildObserver implements ProtocolHooks, IndexBuildHooks, AutoCloseab
                 .max((a, b) -> Long.compare(a.fenceNanos, b.fenceNanos)).orElse(null);
     }
 
-    private volatile java.util.concurrent.CountDownLatch holdArrived;
-    private volatile java.util.concurrent.CountDownLatch holdRelease;
+    private volatile CountDownLatch holdArrived;
+    private volatile CountDownLatch holdRelease;
     private final AtomicLong holdSlots = new AtomicLong();
 
     /**
@@ -136,15 +139,15 @@ final class BuildObserver implements ProtocolHooks, IndexBuildHooks, AutoCloseab
      * (their statements were sent with the table's metadata as it was then) until the next fence is taken.
      */
     void holdWritersUntilFence(int writers) {
-        holdRelease = new java.util.concurrent.CountDownLatch(1);
-        holdArrived = new java.util.concurrent.CountDownLatch(writers);
+        holdRelease = new CountDownLatch(1);
+        holdArrived = new CountDownLatch(writers);
         holdSlots.set(writers);
     }
 
     /** Waits until every held writer stopped before its TM commit. */
     boolean awaitHeldWriters(long seconds) throws InterruptedException {
-        java.util.concurrent.CountDownLatch arrived = holdArrived;
-        return arrived == null || arrived.await(seconds, java.util.concurrent.TimeUnit.SECONDS);
+        CountDownLatch arrived = holdArrived;
+        return arrived == null || arrived.await(seconds, TimeUnit.SECONDS);
     }
 
     /** The TM calls of this thread since the last call, e.g. {@code "tx 17..0 FENCE; tx 17..5 -> 17..9"}. */
@@ -158,21 +161,21 @@ final class BuildObserver implements ProtocolHooks, IndexBuildHooks, AutoCloseab
     // ---- ProtocolHooks
 
     @Override
-    public void beforeTmCommit(long txId) throws java.io.IOException {
+    public void beforeTmCommit(long txId) throws IOException {
         StringBuilder b = threadAttempts.get();
         b.append(b.length() == 0 ? "" : "; ").append("tx ").append(txId);
-        java.util.concurrent.CountDownLatch release = holdRelease;
+        CountDownLatch release = holdRelease;
         if (release != null && Thread.currentThread().getName().startsWith("bench-writer")
                 && holdSlots.getAndDecrement() > 0) {
             b.append(" (held until the fence)");
             holdArrived.countDown();
             try {
-                if (!release.await(5, java.util.concurrent.TimeUnit.MINUTES)) {
-                    throw new java.io.IOException("held writer was never released");
+                if (!release.await(5, TimeUnit.MINUTES)) {
+                    throw new IOException("held writer was never released");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.io.IOException(e);
+                throw new IOException(e);
             }
         }
         previousProtocol.beforeTmCommit(txId);
@@ -190,13 +193,13 @@ final class BuildObserver implements ProtocolHooks, IndexBuildHooks, AutoCloseab
     }
 
     @Override
-    public void afterTmDecision(long txId, long commitTs) throws java.io.IOException {
+    public void afterTmDecision(long txId, long commitTs) throws IOException {
         threadAttempts.get().append(" -> commit ").append(commitTs);
         previousProtocol.afterTmDecision(txId, commitTs);
     }
 
     @Override
-    public void afterCommitPoint(long txId, long commitTs) throws java.io.IOException {
+    public void afterCommitPoint(long txId, long commitTs) throws IOException {
         previousProtocol.afterCommitPoint(txId, commitTs);
     }
 
@@ -215,7 +218,7 @@ final class BuildObserver implements ProtocolHooks, IndexBuildHooks, AutoCloseab
     @Override
     public void afterFence(String physicalTable, long fence) {
         populations.put(fence, new Population(physicalTable, fence));
-        java.util.concurrent.CountDownLatch release = holdRelease;
+        CountDownLatch release = holdRelease;
         if (release != null) {
             holdRelease = null;
             release.countDown();
