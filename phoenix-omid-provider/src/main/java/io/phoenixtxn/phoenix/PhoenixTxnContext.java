@@ -5,6 +5,7 @@ import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.TxnInDoubtException;
 import io.phoenixtxn.snapshot.CheckpointLimitException;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
@@ -93,7 +94,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         sentTables.clear();
         try {
-            tx = client().begin();
+            long inherited = ReplayGuard.takeInheritedConflictStart(connection);
+            tx = inherited >= 0 ? client().beginReplayOf(inherited) : client().begin();
         } catch (IOException | RuntimeException e) {
             // RuntimeException: e.g. this JVM serves its TM through HA and is between primaries right now.
             throw SqlErrors.failed("Could not begin a transaction: " + e.getMessage(), e);
@@ -108,6 +110,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         Optional<String> skipped = IndexMaintenanceCheck.skippedIndex(sentTables, current.writeSet());
         if (skipped.isPresent()) {
+            ReplayGuard.commitFailed(connection, current.conflictsSince());
             throw abortForStaleMetadata(current, skipped.get());
         }
         boolean committed = false;
@@ -119,7 +122,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             client().commit(current);
             committed = true;
         } catch (TxnAbortedException e) {
+            // Phoenix may replay this transaction's writes in the next one it begins here: see ReplayGuard.
+            ReplayGuard.commitFailed(connection, current.conflictsSince());
             throw SqlErrors.aborted(e);
+        } catch (TxnInDoubtException e) {
+            throw SqlErrors.failed(e.getMessage(), e);
         } catch (IOException | RuntimeException e) {
             throw SqlErrors.failed("Commit of transaction " + current.txId() + " failed: " + e.getMessage(), e);
         } finally {
@@ -251,7 +258,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void setVisibilityLevel(PhoenixVisibilityLevel level) {
-        running().setVisibilityLevel(VisibilityLevel.valueOf(level.name()));
+        Transaction current = running();
+        if (connection != null) {
+            // Only an application statement sets the level on the connection's own context (sendUncommitted);
+            // Phoenix's commit retry never does: this transaction is new work, not a replay (see ReplayGuard).
+            current.notAReplay();
+        }
+        current.setVisibilityLevel(VisibilityLevel.valueOf(level.name()));
     }
 
     @Override

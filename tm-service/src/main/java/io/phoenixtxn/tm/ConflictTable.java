@@ -51,7 +51,8 @@ public final class ConflictTable {
 
     /**
      * Checks a write set against the table and records it with {@code commitTs} if it does not conflict.
-     * {@code rowHashes} may contain duplicates and is not modified.
+     * {@code rowHashes} may contain duplicates and is not modified. {@code txId} is where the conflict window
+     * starts: the transaction's start, or an earlier one for a replay (see {@link TransactionManager#commit}).
      */
     public Result checkAndRecord(long txId, long[] rowHashes, long commitTs) {
         if (rowHashes.length == 0) {
@@ -86,6 +87,38 @@ public final class ConflictTable {
                 }
             }
             return Result.COMMITTED;
+        } finally {
+            for (int b : lockedBuckets) {
+                unlock(b);
+            }
+        }
+    }
+
+    /**
+     * True if a row of the write set has a commit above {@code since}; records nothing. Used to name the reason of
+     * an abort decided for another cause (a fence), so the client learns that retrying these writes is futile.
+     */
+    public boolean conflicts(long since, long[] rowHashes) {
+        if (rowHashes.length == 0) {
+            return false;
+        }
+        long[] rows = distinctKeys(rowHashes);
+        int[] bucketOfRow = new int[rows.length];
+        for (int i = 0; i < rows.length; i++) {
+            bucketOfRow[i] = bucketOf(rows[i]);
+        }
+        int[] lockedBuckets = Arrays.stream(bucketOfRow).distinct().sorted().toArray();
+        for (int b : lockedBuckets) {
+            lock(b);
+        }
+        try {
+            for (int i = 0; i < rows.length; i++) {
+                int slot = find(bucketOfRow[i], rows[i]);
+                if (slot >= 0 && commitTimestamps[slot] > since) {
+                    return true;
+                }
+            }
+            return false;
         } finally {
             for (int b : lockedBuckets) {
                 unlock(b);

@@ -19,7 +19,19 @@ public interface TransactionManager extends AutoCloseable {
      * @param rowHashes hashes of every (table, row) the transaction wrote and wants conflict detection for
      * @param tableIds hashes of every table it wrote, including conflict-free writes (fences apply to them)
      */
-    CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException;
+    default CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException {
+        return commit(txId, txId, rowHashes, tableIds);
+    }
+
+    /**
+     * Decides a transaction whose writes were computed from an older snapshot than its own start: Phoenix's commit
+     * retry re-sends the writes of a transaction that failed, in a new transaction. Write-write conflicts are then
+     * checked against every commit after {@code conflictsSince} (the failed transaction's start), so the replay
+     * commits only if the original could have; fences and the TM's decision bookkeeping use {@code txId}.
+     *
+     * @param conflictsSince at most {@code txId}; {@code txId} itself for an ordinary transaction
+     */
+    CommitDecision commit(long txId, long conflictsSince, long[] rowHashes, long[] tableIds) throws TmException;
 
     /**
      * A fence timestamp for a table: every transaction that started before it and writes the table aborts at

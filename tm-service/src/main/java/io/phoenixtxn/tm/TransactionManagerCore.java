@@ -68,20 +68,26 @@ public final class TransactionManagerCore implements TransactionManager {
     }
 
     @Override
-    public CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException {
+    public CommitDecision commit(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
+            throws TmException {
         checkServing();
         if (rowHashes.length > config.maxWriteSet()) {
             throw new TmException("Write set of " + rowHashes.length + " rows exceeds " + TmConfig.MAX_WRITE_SET
                     + "=" + config.maxWriteSet() + "; split the transaction or raise the limit");
         }
-        if (txId < lowWaterMark.get()) {
+        if (conflictsSince > txId) {
+            throw new TmException("Commit of " + txId + " asks for conflicts since " + conflictsSince
+                    + ", after its own start; a replay validates from the earlier transaction's start");
+        }
+        // The conflict history a transaction needs starts at conflictsSince: below the mark it may be gone.
+        if (conflictsSince < lowWaterMark.get()) {
             return CommitDecision.aborted(AbortReason.BELOW_LOW_WATER_MARK);
         }
         // Marked before the commit timestamp is drawn: see DecisionLog.
         decisions.deciding(txId);
         CommitDecision decision = null;
         try {
-            decision = decide(txId, rowHashes, tableIds);
+            decision = decide(txId, conflictsSince, rowHashes, tableIds);
             return decision;
         } finally {
             if (decision != null && decision.isCommitted()) {
@@ -92,12 +98,16 @@ public final class TransactionManagerCore implements TransactionManager {
         }
     }
 
-    private CommitDecision decide(long txId, long[] rowHashes, long[] tableIds) throws TmException {
+    private CommitDecision decide(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
+            throws TmException {
         long commitTs;
         fenceOrder.readLock().lock();
         try {
             if (fences.blocks(txId, tableIds)) {
-                return CommitDecision.aborted(AbortReason.FENCE);
+                // A write-write conflict is reported first: it is the abort no retry of these same writes can get
+                // past, and Phoenix replays a fenced transaction's writes (validated from conflictsSince anyway).
+                return CommitDecision.aborted(conflicts.conflicts(conflictsSince, rowHashes)
+                        ? AbortReason.CONFLICT : AbortReason.FENCE);
             }
             commitTs = oracle.next();
         } catch (LostPrimacyException e) {
@@ -106,7 +116,7 @@ public final class TransactionManagerCore implements TransactionManager {
         } finally {
             fenceOrder.readLock().unlock();
         }
-        switch (conflicts.checkAndRecord(txId, rowHashes, commitTs)) {
+        switch (conflicts.checkAndRecord(conflictsSince, rowHashes, commitTs)) {
             case CONFLICT:
                 return CommitDecision.aborted(AbortReason.CONFLICT);
             case NO_ROOM:

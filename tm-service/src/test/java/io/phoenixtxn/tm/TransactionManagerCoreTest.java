@@ -112,6 +112,74 @@ class TransactionManagerCoreTest {
         }
     }
 
+    /**
+     * Review finding (lost update across an online CREATE INDEX): a transaction both fenced and in conflict was
+     * answered FENCE, which Phoenix replays. The conflict is the reason no replay of these writes can get past.
+     */
+    @Test
+    void aFencedWriterThatAlsoConflictsIsToldConflict() throws Exception {
+        try (TransactionManagerCore tm = inMemory()) {
+            long a = tm.begin();
+            long b = tm.begin();
+            long untouched = tm.begin();
+            assertTrue(tm.commit(b, new long[] {42}, new long[] {TABLE_A}).isCommitted());
+            tm.fence(TABLE_A);
+            assertSame(AbortReason.CONFLICT, tm.commit(a, new long[] {42}, new long[] {TABLE_A}).abortReason());
+            assertSame(AbortReason.FENCE, tm.commit(untouched, new long[] {43}, new long[] {TABLE_A}).abortReason(),
+                    "no conflict: the fence is the reason");
+        }
+    }
+
+    /**
+     * Phoenix's commit retry re-sends the writes of a failed transaction in a new one. Validated from the new start
+     * only, the replay would overwrite a commit that landed after the original read its values (lost update);
+     * validated from the original start, it conflicts.
+     */
+    @Test
+    void aReplayIsValidatedFromTheOriginalStart() throws Exception {
+        try (TransactionManagerCore tm = inMemory()) {
+            long original = tm.begin();
+            long other = tm.begin();
+            assertTrue(tm.commit(other, new long[] {42}, new long[] {TABLE_A}).isCommitted());
+            long replay = tm.begin();
+            assertTrue(replay > other);
+            CommitDecision d = tm.commit(replay, original, new long[] {42}, new long[] {TABLE_A});
+            assertSame(AbortReason.CONFLICT, d.abortReason(), "the commit after the original's start conflicts");
+            // Rows nobody wrote since the original's start: the replay commits.
+            assertTrue(tm.commit(tm.begin(), original, new long[] {7}, new long[] {TABLE_A}).isCommitted());
+            // The same replay validated from its own start commits (what happened before the fix).
+            assertTrue(tm.commit(tm.begin(), new long[] {42}, new long[] {TABLE_A}).isCommitted());
+        }
+    }
+
+    /** A replay needs the conflict history since the original start: once evicted, it aborts (never a miss). */
+    @Test
+    void aReplayFromBeforeTheLowWaterMarkAborts() throws Exception {
+        TmConfig tiny = TmConfig.from(Map.of(TmConfig.CONFLICT_ENTRIES, "4", TmConfig.CONFLICT_ASSOCIATIVITY, "4")::get);
+        try (TransactionManagerCore tm = TransactionManagerCore.startInMemory(tiny)) {
+            long original = tm.begin();
+            for (int i = 0; i < 5; i++) {
+                assertTrue(tm.commit(tm.begin(), new long[] {100 + i}, new long[] {TABLE_A}).isCommitted());
+            }
+            assertTrue(original < tm.lowWaterMark(), "an eviction raised the mark above the original's start");
+            long replay = tm.begin();
+            assertTrue(replay > tm.lowWaterMark());
+            assertSame(AbortReason.BELOW_LOW_WATER_MARK,
+                    tm.commit(replay, original, new long[] {7}, new long[] {TABLE_A}).abortReason());
+        }
+    }
+
+    @Test
+    void conflictsSinceAfterTheTransactionsOwnStartIsRefused() throws Exception {
+        try (TransactionManagerCore tm = inMemory()) {
+            long first = tm.begin();
+            long second = tm.begin();
+            TmException e = assertThrows(TmException.class,
+                    () -> tm.commit(first, second, new long[] {2}, new long[] {TABLE_A}));
+            assertTrue(e.getMessage().contains("after its own start"), e.getMessage());
+        }
+    }
+
     @Test
     void aNewerFenceMovesTheLineForward() throws Exception {
         try (TransactionManagerCore tm = inMemory()) {

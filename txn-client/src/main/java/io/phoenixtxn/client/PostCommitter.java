@@ -1,6 +1,9 @@
 package io.phoenixtxn.client;
 
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.TableNotFoundException;
+import org.apache.hadoop.hbase.client.Durability;
+import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Put;
@@ -67,7 +70,10 @@ public final class PostCommitter implements Closeable {
         for (Map.Entry<TableName, List<WrittenCell>> table : cells.entrySet()) {
             Map<byte[], Put> byRow = new TreeMap<>(Bytes.BYTES_COMPARATOR);
             for (WrittenCell cell : table.getValue()) {
-                byRow.computeIfAbsent(cell.row(), Put::new).addColumn(cell.family(),
+                // SYNC_WAL whatever the table says: the commit-table entry is deleted once these puts return, so a
+                // commit cell lost to a skipped or deferred WAL write would turn committed data into aborted data.
+                byRow.computeIfAbsent(cell.row(), row -> new Put(row).setDurability(Durability.SYNC_WAL))
+                        .addColumn(cell.family(),
                         OnDiskLayout.commitQualifier(cell.qualifier()), cell.version(), value);
             }
             try (Table t = connection.getTable(table.getKey())) {
@@ -75,6 +81,29 @@ public final class PostCommitter implements Closeable {
             }
         }
         commitTable.delete(txId);
+    }
+
+    /**
+     * True if the first written cell of some table has its commit cell: the transaction's post-commit ran (the
+     * cleaner completes post-commits all at once and only then removes the entry). Dropped tables are skipped.
+     */
+    public boolean anyCommitCellWritten(Map<TableName, List<WrittenCell>> cells) throws IOException {
+        for (Map.Entry<TableName, List<WrittenCell>> table : cells.entrySet()) {
+            if (table.getValue().isEmpty()) {
+                continue;
+            }
+            WrittenCell cell = table.getValue().get(0);
+            Get get = new Get(cell.row()).addColumn(cell.family(), OnDiskLayout.commitQualifier(cell.qualifier()))
+                    .setTimestamp(cell.version());
+            try (Table t = connection.getTable(table.getKey())) {
+                if (!t.get(get).isEmpty()) {
+                    return true;
+                }
+            } catch (TableNotFoundException e) {
+                // dropped: nothing of it can tell, and nothing of it is left to lose
+            }
+        }
+        return false;
     }
 
     /** Removes every tentative cell of an aborted transaction (exact versions; nothing else is touched). */

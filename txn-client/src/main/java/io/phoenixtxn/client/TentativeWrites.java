@@ -3,6 +3,7 @@ package io.phoenixtxn.client;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 
@@ -71,6 +72,15 @@ final class TentativeWrites {
 
     private static void copyAttributes(Mutation from, Mutation to) {
         from.getAttributesMap().forEach(to::setAttribute);
-        to.setDurability(from.getDurability());
+        to.setDurability(transactionalDurability(from.getDurability()));
+    }
+
+    /**
+     * Tentative and committed-on-write cells are always synced to the WAL before the put returns, whatever the
+     * mutation or table asks (Phoenix's DISABLE_WAL sets SKIP_WAL): the commit point is written after them, and a
+     * committed transaction must never point at data a region-server crash can lose. FSYNC_WAL is kept.
+     */
+    static Durability transactionalDurability(Durability requested) {
+        return requested == Durability.FSYNC_WAL ? Durability.FSYNC_WAL : Durability.SYNC_WAL;
     }
 }

@@ -85,6 +85,17 @@ public final class TxnClient implements Closeable {
         return Transaction.begun(tm.get().begin());
     }
 
+    /**
+     * Begins a transaction that may carry writes computed by an earlier transaction, started at
+     * {@code earlierStart}, that failed to commit (Phoenix's commit retry re-sends such writes in a new
+     * transaction). Its write-write conflicts are checked against every commit since {@code earlierStart}, so it
+     * commits only if the earlier transaction could have: a replay can never overwrite a commit its values did not
+     * see. {@link Transaction#notAReplay()} narrows the window back once the transaction is known to be new work.
+     */
+    public Transaction beginReplayOf(long earlierStart) throws IOException {
+        return Transaction.begunAsReplay(tm.get().begin(), earlierStart);
+    }
+
     /** Wraps a table for transactional reads and writes. {@code conflictFree}: writes skip conflict detection. */
     public TransactionalTable wrap(Table table, boolean conflictFree) {
         return wrapTable(table, conflictFree);
@@ -101,7 +112,10 @@ public final class TxnClient implements Closeable {
 
     /**
      * Commits, or aborts and throws {@link TxnAbortedException}. Read-only transactions commit without any round
-     * trip. Any failure before the commit point rolls back and leaves nothing visible.
+     * trip. Any failure before the commit point rolls back and leaves nothing visible. A failure whose outcome
+     * cannot be settled throws {@link TxnInDoubtException} and leaves the transaction for readers to settle. Once
+     * the commit point is passed this returns normally: a post-commit failure is finished by readers and the
+     * commit-table cleaner, never reported as a failed commit.
      */
     public void commit(Transaction tx) throws IOException {
         commit(tx, config.postCommitMode() == TxnClientConfig.PostCommitMode.SYNC);
@@ -113,7 +127,7 @@ public final class TxnClient implements Closeable {
             throw new IllegalStateException("This transaction view cannot commit (a sub-task or decoded copy of " + tx
                     + "); commit the transaction that owns it");
         }
-        if (!tx.isRunning()) {
+        if (!tx.startCommitting()) {
             throw new IllegalStateException("Transaction " + tx.txId() + " is already " + tx.status());
         }
         WriteSet writes = tx.writeSet();
@@ -121,32 +135,11 @@ public final class TxnClient implements Closeable {
             tx.markCommitted(tx.txId());
             return;
         }
-        CommitDecision decision;
-        ProtocolHooks.current().beforeTmCommit(tx.txId());
-        try {
-            decision = tm.get().commit(tx.txId(), writes.rowHashes(), writes.tableIds());
-        } catch (TmException e) {
-            // Before the commit point nothing is decided: the client owns the commit point, so rolling back is safe.
-            rollbackQuietly(tx);
-            throw new TmException("Transaction " + tx.txId() + " rolled back: the transaction manager did not"
-                    + " answer (" + e.getMessage() + ")", e);
-        }
-        if (!decision.isCommitted()) {
-            ProtocolHooks.current().afterTmAbort(tx.txId(), decision.abortReason());
-            rollbackQuietly(tx);
-            throw new TxnAbortedException(tx.txId(), decision.abortReason());
-        }
-        long commitTs = decision.commitTimestamp();
+        long commitTs = decide(tx, writes);
         Map<TableName, List<WrittenCell>> cells = writes.cells();
         ProtocolHooks.current().afterTmDecision(tx.txId(), commitTs);
-        boolean committed;
-        try {
-            committed = commitTable.tryCommit(tx.txId(), commitTs, WrittenCellsCodec.encode(tx.txId(), cells));
-        } catch (IOException e) {
-            committed = resolveOwnCommitAfterError(tx, e);
-        }
-        if (!committed) {
-            rollbackQuietly(tx);
+        if (!reachCommitPoint(tx, commitTs, cells)) {
+            rollBack(tx);
             try {
                 commitTable.delete(tx.txId());
             } catch (IOException e) {
@@ -156,39 +149,108 @@ public final class TxnClient implements Closeable {
         }
         tx.markCommitted(commitTs);
         ProtocolHooks.current().afterCommitPoint(tx.txId(), commitTs);
-        postCommitter.postCommit(tx.txId(), commitTs, cells, syncPostCommit);
+        finishPostCommit(tx.txId(), commitTs, cells, syncPostCommit);
+    }
+
+    /** Asks the TM; on an abort or no answer, rolls back and throws (nothing is committed before the commit point). */
+    private long decide(Transaction tx, WriteSet writes) throws IOException {
+        CommitDecision decision;
+        ProtocolHooks.current().beforeTmCommit(tx.txId());
+        try {
+            decision = tm.get().commit(tx.txId(), tx.conflictsSince(), writes.rowHashes(), writes.tableIds());
+        } catch (TmException | RuntimeException e) {
+            // Before the commit point nothing is decided: the client owns the commit point, so rolling back is safe.
+            rollBack(tx);
+            throw new TmException("Transaction " + tx.txId() + " rolled back: the transaction manager did not"
+                    + " answer (" + e.getMessage() + ")", e);
+        }
+        if (!decision.isCommitted()) {
+            ProtocolHooks.current().afterTmAbort(tx.txId(), decision.abortReason());
+            rollBack(tx);
+            throw new TxnAbortedException(tx.txId(), decision.abortReason());
+        }
+        return decision.commitTimestamp();
     }
 
     /**
-     * The commit-table write failed in an unknown way (it may or may not have landed). Settle it: invalidating our
-     * own transaction succeeds only if no commit value is there; otherwise the commit happened.
+     * Writes the commit point. True: committed. False: a reader invalidated the transaction first, or our own
+     * invalidation of an unconfirmed write won, so it is known not to be committed. Throws
+     * {@link TxnInDoubtException} when neither can be established.
      */
-    private boolean resolveOwnCommitAfterError(Transaction tx, IOException cause) throws IOException {
+    private boolean reachCommitPoint(Transaction tx, long commitTs, Map<TableName, List<WrittenCell>> cells)
+            throws IOException {
         try {
-            if (commitTable.tryInvalidate(tx.txId())) {
-                return false;
+            return commitTable.tryCommit(tx.txId(), commitTs, WrittenCellsCodec.encode(tx.txId(), cells));
+        } catch (IOException e) {
+            return settleOwnCommitAfterError(tx, cells, e);
+        }
+    }
+
+    /**
+     * The commit-table write failed in an unknown way: it may have landed. Settle it by invalidating our own
+     * transaction: that fails only if a commit value is there (committed); if it succeeds, no commit value was there
+     * at that moment, unless the write landed and the cleaner already completed it and removed the entry, which its
+     * commit cells would show. Anything still unanswered leaves the outcome unknown: the transaction is in doubt,
+     * nothing is rolled back, and readers (force-abort) or the cleaner settle it later.
+     */
+    private boolean settleOwnCommitAfterError(Transaction tx, Map<TableName, List<WrittenCell>> cells,
+                                              IOException cause) throws IOException {
+        try {
+            if (!commitTable.tryInvalidate(tx.txId())) {
+                return true;
             }
-            return commitTable.lookup(tx.txId()).state() == CommitTable.Entry.State.COMMITTED;
+            if (postCommitter.anyCommitCellWritten(cells)) {
+                commitTable.delete(tx.txId()); // our invalid marker came after a completed commit: stray
+                return true;
+            }
+            return false;
         } catch (IOException again) {
             again.addSuppressed(cause);
-            throw new IOException("Outcome of transaction " + tx.txId() + " is unknown: the commit table is"
-                    + " unreachable. Readers will settle it (commit or force-abort) when the table is back.", again);
+            tx.markInDoubt();
+            throw new TxnInDoubtException(tx.txId(), again);
         }
     }
 
-    /** Rolls back: removes the tentative cells. Tolerates transactions that already finished. */
+    /** After the commit point the transaction is committed whatever happens here. */
+    private void finishPostCommit(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells, boolean sync) {
+        try {
+            postCommitter.postCommit(txId, commitTs, cells, sync);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Transaction {} committed, but writing its commit cells failed; its commit-table entry stays, so"
+                    + " readers see it committed and the commit-table cleaner completes it", txId, e);
+        }
+    }
+
+    /**
+     * Rolls back: removes the tentative cells. Only a running transaction is rolled back: one whose commit is in
+     * progress (on another thread), finished, or in doubt is left alone, since its commit point may have been
+     * written and deleting its cells would destroy a committed transaction.
+     */
     public void abort(Transaction tx) throws IOException {
-        if (!tx.isRunning()) {
+        if (tx.abortIfRunning()) {
+            postCommitter.removeTentativeCells(tx.writeSet().cells());
             return;
         }
-        tx.markAborted();
-        postCommitter.removeTentativeCells(tx.writeSet().cells());
+        switch (tx.status()) {
+            case COMMITTING:
+                LOG.warn("Rollback of transaction {} ignored: its commit is in progress on another thread and"
+                        + " decides the outcome", tx.txId());
+                break;
+            case IN_DOUBT:
+                LOG.info("Transaction {} is not rolled back: its outcome is unknown (it may have committed); readers"
+                        + " and the commit-table cleaner settle it", tx.txId());
+                break;
+            default:
+                break; // already committed or aborted
+        }
     }
 
-    private void rollbackQuietly(Transaction tx) {
+    /** Rolls back a transaction this client is committing (before its commit point). */
+    private void rollBack(Transaction tx) {
+        tx.markAborted();
         try {
-            abort(tx);
-        } catch (IOException e) {
+            postCommitter.removeTentativeCells(tx.writeSet().cells());
+        } catch (IOException | RuntimeException e) {
             LOG.warn("Rollback of {} left tentative cells behind; readers treat them as aborted and the cleaner"
                     + " removes them", tx, e);
         }

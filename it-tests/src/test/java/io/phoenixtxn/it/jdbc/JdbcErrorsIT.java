@@ -322,7 +322,8 @@ class JdbcErrorsIT {
         }
 
         @Override
-        public CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException {
+        public CommitDecision commit(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
+                throws TmException {
             throw new TmException("TM unreachable: no answer within the request timeout (injected)");
         }
 

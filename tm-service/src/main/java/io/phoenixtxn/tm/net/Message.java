@@ -33,7 +33,8 @@ sealed interface Message {
     }
 
     /** Arrays are shared, not copied: a message is built right before it is encoded or right after decoding. */
-    record Commit(long requestId, long txId, long[] rowHashes, long[] tableIds) implements Request {
+    record Commit(long requestId, long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
+            implements Request {
         @Override
         public MessageType type() {
             return MessageType.COMMIT;

@@ -26,7 +26,7 @@ package io.phoenixtxn.tm.net;
  * <pre>
  *   HELLO          0x01  magic (int {@value #MAGIC_TEXT}) | protocol version (int)      first frame, always
  *   BEGIN          0x02  -                                                        -> TIMESTAMP
- *   COMMIT         0x03  txId (long) | nRows (int) | rows (nRows longs)
+ *   COMMIT         0x03  txId (long) | conflicts since (long) | nRows (int) | rows (nRows longs)
  *                        | nTables (int) | tables (nTables longs)                -> COMMITTED or ABORTED
  *   FENCE          0x04  table id (long)                                           -> TIMESTAMP
  *   LOW_WATER_MARK 0x05  -                                                        -> TIMESTAMP
@@ -51,7 +51,7 @@ final class Protocol {
     /** "PTXN": first four bytes of every HELLO payload; anything else is not our client. */
     static final int MAGIC = 0x5054_584E;
     static final String MAGIC_TEXT = "0x5054584E";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     static final int LENGTH_FIELD_BYTES = 4;
     /** Type byte plus request id: the part of a body that must be readable to answer with an ERROR. */

@@ -93,9 +93,10 @@ public final class RemoteTransactionManager implements TransactionManager {
     }
 
     @Override
-    public CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException {
+    public CommitDecision commit(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
+            throws TmException {
         // The caller is blocked until the answer, so its arrays cannot change under the encoder: no copy.
-        return await(commit(txId, rowHashes, tableIds, false), "COMMIT");
+        return await(commit(txId, conflictsSince, rowHashes, tableIds, false), "COMMIT");
     }
 
     @Override
@@ -120,7 +121,7 @@ public final class RemoteTransactionManager implements TransactionManager {
 
     /** Decides a transaction; the arrays are copied, so the caller may reuse them at once. */
     public CompletableFuture<CommitDecision> commitAsync(long txId, long[] rowHashes, long[] tableIds) {
-        return commit(txId, rowHashes, tableIds, true);
+        return commit(txId, txId, rowHashes, tableIds, true);
     }
 
     public CompletableFuture<Long> fenceAsync(long tableId) {
@@ -190,7 +191,8 @@ public final class RemoteTransactionManager implements TransactionManager {
         });
     }
 
-    private CompletableFuture<CommitDecision> commit(long txId, long[] rowHashes, long[] tableIds, boolean copy) {
+    private CompletableFuture<CommitDecision> commit(long txId, long conflictsSince, long[] rowHashes,
+                                                     long[] tableIds, boolean copy) {
         Objects.requireNonNull(rowHashes, "rowHashes");
         Objects.requireNonNull(tableIds, "tableIds");
         long frameBytes = WireCodec.commitBodyBytes(rowHashes.length, tableIds.length);
@@ -203,7 +205,7 @@ public final class RemoteTransactionManager implements TransactionManager {
         }
         long[] rows = copy ? rowHashes.clone() : rowHashes;
         long[] tables = copy ? tableIds.clone() : tableIds;
-        return send(id -> new Message.Commit(id, txId, rows, tables)).thenApply(RemoteTransactionManager::decision);
+        return send(id -> new Message.Commit(id, txId, conflictsSince, rows, tables)).thenApply(RemoteTransactionManager::decision);
     }
 
     /** Sends a request on a pooled connection; resends once, on a fresh connection, if it was never sent. */

@@ -60,7 +60,8 @@ final class RequestDispatcher implements AutoCloseable {
             if (request instanceof Message.Begin) {
                 return new Message.Timestamp(id, tm.begin());
             } else if (request instanceof Message.Commit commit) {
-                CommitDecision decision = tm.commit(commit.txId(), commit.rowHashes(), commit.tableIds());
+                CommitDecision decision = tm.commit(commit.txId(), commit.conflictsSince(), commit.rowHashes(),
+                        commit.tableIds());
                 return decision.isCommitted() ? new Message.Committed(id, decision.commitTimestamp())
                         : new Message.Aborted(id, decision.abortReason());
             } else if (request instanceof Message.Fence fence) {

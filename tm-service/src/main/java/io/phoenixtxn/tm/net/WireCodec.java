@@ -22,7 +22,7 @@ final class WireCodec {
 
     /** Body bytes of a COMMIT frame (without the length field); long because counts come from callers. */
     static long commitBodyBytes(int rows, int tables) {
-        return Protocol.HEADER_BYTES + 8L + 4L + 8L * rows + 4L + 8L * tables;
+        return Protocol.HEADER_BYTES + 8L + 8L + 4L + 8L * rows + 4L + 8L * tables;
     }
 
     /** The whole frame, length field included, in one exactly sized buffer. */
@@ -67,6 +67,7 @@ final class WireCodec {
             out.writeInt(h.magic()).writeInt(h.version());
         } else if (message instanceof Message.Commit c) {
             out.writeLong(c.txId());
+            out.writeLong(c.conflictsSince());
             writeLongs(c.rowHashes(), out);
             writeLongs(c.tableIds(), out);
         } else if (message instanceof Message.Fence f) {
@@ -165,18 +166,19 @@ final class WireCodec {
     }
 
     private static Message.Commit decodeCommit(long id, ByteBuf body) throws MalformedFrameException {
-        if (body.readableBytes() < 8 + 4) {
+        if (body.readableBytes() < 8 + 8 + 4) {
             throw malformed(MessageType.COMMIT, id, "payload of " + body.readableBytes()
-                    + " bytes is too short for txId and row count (truncated frame)");
+                    + " bytes is too short for txId, conflicts-since and row count (truncated frame)");
         }
         long txId = body.readLong();
+        long conflictsSince = body.readLong();
         long[] rows = readLongs(id, body, "row", 4);
         long[] tables = readLongs(id, body, "table", 0);
         if (body.isReadable()) {
             throw malformed(MessageType.COMMIT, id, body.readableBytes() + " bytes follow the " + tables.length
                     + " table ids; the counts do not match the frame length");
         }
-        return new Message.Commit(id, txId, rows, tables);
+        return new Message.Commit(id, txId, conflictsSince, rows, tables);
     }
 
     /** Reads a count and that many longs, requiring {@code bytesAfter} more bytes to follow them. */

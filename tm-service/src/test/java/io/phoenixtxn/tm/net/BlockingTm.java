@@ -48,8 +48,9 @@ final class BlockingTm implements TransactionManager {
     }
 
     @Override
-    public CommitDecision commit(long txId, long[] rowHashes, long[] tableIds) throws TmException {
-        return delegate.commit(txId, rowHashes, tableIds);
+    public CommitDecision commit(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
+            throws TmException {
+        return delegate.commit(txId, conflictsSince, rowHashes, tableIds);
     }
 
     @Override

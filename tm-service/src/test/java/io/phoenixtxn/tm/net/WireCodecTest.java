@@ -48,19 +48,20 @@ class WireCodecTest {
     void commitCarriesBothArrays() throws Exception {
         long[] rows = {1, -1, Long.MIN_VALUE, Long.MAX_VALUE};
         long[] tables = {7};
-        Message.Commit decoded = (Message.Commit) roundTrip(new Message.Commit(12, 99, rows, tables));
+        Message.Commit decoded = (Message.Commit) roundTrip(new Message.Commit(12, 99, 50, rows, tables));
         assertEquals(12, decoded.requestId());
         assertEquals(99, decoded.txId());
+        assertEquals(50, decoded.conflictsSince());
         assertArrayEquals(rows, decoded.rowHashes());
         assertArrayEquals(tables, decoded.tableIds());
-        Message.Commit empty = (Message.Commit) roundTrip(new Message.Commit(13, 5, new long[0], new long[0]));
+        Message.Commit empty = (Message.Commit) roundTrip(new Message.Commit(13, 5, 5, new long[0], new long[0]));
         assertEquals(0, empty.rowHashes().length);
         assertEquals(0, empty.tableIds().length);
     }
 
     @Test
     void frameSizeMatchesCommitBodyBytes() {
-        ByteBuf frame = WireCodec.encode(new Message.Commit(1, 2, new long[5], new long[3]),
+        ByteBuf frame = WireCodec.encode(new Message.Commit(1, 2, 2, new long[5], new long[3]),
                 UnpooledByteBufAllocator.DEFAULT);
         try {
             assertEquals(WireCodec.commitBodyBytes(5, 3), frame.getInt(0));
@@ -108,23 +109,23 @@ class WireCodecTest {
 
     @Test
     void commitCountsMustMatchTheFrame() {
-        ByteBuf tooManyRows = body(MessageType.COMMIT.code(), 8).writeLong(1).writeInt(1000).writeLong(1)
+        ByteBuf tooManyRows = body(MessageType.COMMIT.code(), 8).writeLong(1).writeLong(1).writeInt(1000).writeLong(1)
                 .writeLong(2);
         MalformedFrameException e = assertThrows(MalformedFrameException.class,
                 () -> WireCodec.decode(tooManyRows));
         assertEquals(8, e.requestId());
         assertTrue(e.getMessage().contains("declares 1000 rows"), e.getMessage());
 
-        ByteBuf negative = body(MessageType.COMMIT.code(), 9).writeLong(1).writeInt(-1);
+        ByteBuf negative = body(MessageType.COMMIT.code(), 9).writeLong(1).writeLong(1).writeInt(-1);
         assertTrue(assertThrows(MalformedFrameException.class, () -> WireCodec.decode(negative)).getMessage()
                 .contains("negative row count"));
 
-        ByteBuf trailing = body(MessageType.COMMIT.code(), 10).writeLong(1).writeInt(0).writeInt(1).writeLong(3)
+        ByteBuf trailing = body(MessageType.COMMIT.code(), 10).writeLong(1).writeLong(1).writeInt(0).writeInt(1).writeLong(3)
                 .writeByte(0);
         assertTrue(assertThrows(MalformedFrameException.class, () -> WireCodec.decode(trailing)).getMessage()
                 .contains("do not match the frame length"));
 
-        ByteBuf noTableCount = body(MessageType.COMMIT.code(), 11).writeLong(1).writeInt(1).writeLong(3);
+        ByteBuf noTableCount = body(MessageType.COMMIT.code(), 11).writeLong(1).writeLong(1).writeInt(1).writeLong(3);
         assertThrows(MalformedFrameException.class, () -> WireCodec.decode(noTableCount));
     }
 

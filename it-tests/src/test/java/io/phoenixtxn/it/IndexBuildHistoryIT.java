@@ -1,0 +1,197 @@
+package io.phoenixtxn.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A history check across online CREATE INDEX: read-modify-write transfers between accounts, each logged in a ledger
+ * table in the same transaction, run from two Phoenix connection services (two metadata caches, as two JVMs: the
+ * one that did not run the DDL gets its fenced transactions replayed by Phoenix) while indexes are created on the
+ * accounts table one after another. In every snapshot, and at the end, each balance equals its initial value plus
+ * the ledger's transfers (a lost update breaks it) and the total never changes; every index equals its table.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class IndexBuildHistoryIT {
+    private static final int ACCOUNTS = 6;
+    private static final long INITIAL = 1_000;
+    private static final int WRITERS_PER_SERVICE = 2;
+    private static final int ATTEMPTS_PER_WRITER = 60;
+    private static final int INDEXES = 3;
+
+    @Test
+    void ledgerAndTotalsHoldAcrossIndexBuildsWithWritersOfTwoConnectionServices() throws Exception {
+        String acct = SharedStack.uniqueTable("HACCT");
+        String log = SharedStack.uniqueTable("HXFER");
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + acct + " (ID BIGINT PRIMARY KEY, BAL BIGINT, NOTE VARCHAR) TRANSACTIONAL=true");
+            s.execute("CREATE TABLE " + log + " (ID VARCHAR PRIMARY KEY, SRC BIGINT, DST BIGINT, AMT BIGINT)"
+                    + " TRANSACTIONAL=true");
+            c.setAutoCommit(false);
+            for (int i = 0; i < ACCOUNTS; i++) {
+                s.executeUpdate("UPSERT INTO " + acct + " VALUES (" + i + ", " + INITIAL + ", 'a" + i + "')");
+            }
+            c.commit();
+        }
+        AtomicInteger committed = new AtomicInteger();
+        AtomicInteger aborted = new AtomicInteger();
+        AtomicInteger snapshots = new AtomicInteger();
+        AtomicBoolean writersDone = new AtomicBoolean();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2 * WRITERS_PER_SERVICE + 2);
+        try {
+            List<Future<?>> writers = new ArrayList<>();
+            for (int w = 0; w < 2 * WRITERS_PER_SERVICE; w++) {
+                boolean otherService = w % 2 == 1;
+                String prefix = "w" + w + "-";
+                writers.add(pool.submit(() -> {
+                    try (Connection c = otherService ? SharedStack.connectAsAnotherClient() : SharedStack.connect()) {
+                        c.setAutoCommit(false);
+                        start.await();
+                        for (int a = 0; a < ATTEMPTS_PER_WRITER; a++) {
+                            if (transfer(c, acct, log, prefix + a)) {
+                                committed.incrementAndGet();
+                            } else {
+                                aborted.incrementAndGet();
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            Future<?> reader = pool.submit(() -> {
+                try (Connection c = SharedStack.connectAsAnotherClient()) {
+                    c.setAutoCommit(false);
+                    start.await();
+                    while (!writersDone.get()) {
+                        checkSnapshot(c, acct, log);
+                        c.commit();
+                        snapshots.incrementAndGet();
+                    }
+                }
+                return null;
+            });
+            Future<?> ddl = pool.submit(() -> {
+                start.await();
+                for (int i = 0; i < INDEXES && !writersDone.get(); i++) {
+                    waitForCommits(committed, 10 * (i + 1));
+                    try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+                        s.execute("CREATE INDEX " + acct + "_I" + i + " ON " + acct + " (BAL) INCLUDE (NOTE)");
+                    }
+                }
+                return null;
+            });
+            start.countDown();
+            for (Future<?> f : writers) {
+                f.get(240, TimeUnit.SECONDS);
+            }
+            writersDone.set(true);
+            reader.get(60, TimeUnit.SECONDS);
+            ddl.get(60, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        try (Connection c = SharedStack.connect()) {
+            checkSnapshot(c, acct, log);
+            assertEquals(committed.get(), count(c, log), "one ledger row per acknowledged transfer");
+        }
+        for (int i = 0; i < INDEXES; i++) {
+            IndexChecks.assertIndexEqualsTable(acct, acct + "_I" + i, "ID, BAL, NOTE");
+        }
+        System.out.printf("index-build history: %d committed, %d aborted (523), %d snapshots%n", committed.get(),
+                aborted.get(), snapshots.get());
+        assertEquals(2 * WRITERS_PER_SERVICE * ATTEMPTS_PER_WRITER, committed.get() + aborted.get());
+        assertTrue(snapshots.get() > 0);
+    }
+
+    /** One read-modify-write transfer, logged; false when it aborted with 523 (the application would retry). */
+    private static boolean transfer(Connection c, String acct, String log, String id) throws SQLException {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        int from = random.nextInt(ACCOUNTS);
+        int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+        long amount = 1 + random.nextInt(20);
+        try {
+            long a = balance(c, acct, from);
+            long b = balance(c, acct, to);
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("UPSERT INTO " + acct + " (ID, BAL) VALUES (" + from + ", " + (a - amount) + ")");
+                s.executeUpdate("UPSERT INTO " + acct + " (ID, BAL) VALUES (" + to + ", " + (b + amount) + ")");
+                s.executeUpdate("UPSERT INTO " + log + " VALUES ('" + id + "', " + from + ", " + to + ", " + amount
+                        + ")");
+            }
+            c.commit();
+            return true;
+        } catch (SQLException e) {
+            if (e.getErrorCode() != 523) {
+                throw e;
+            }
+            c.rollback();
+            return false;
+        }
+    }
+
+    private static void checkSnapshot(Connection c, String acct, String log) throws SQLException {
+        Map<Long, Long> balances = pairs(c, "SELECT /*+ NO_INDEX */ ID, BAL FROM " + acct);
+        assertEquals(ACCOUNTS, balances.size());
+        assertEquals(ACCOUNTS * INITIAL, balances.values().stream().mapToLong(Long::longValue).sum(), "total");
+        Map<Long, Long> out = pairs(c, "SELECT SRC, SUM(AMT) FROM " + log + " GROUP BY SRC");
+        Map<Long, Long> in = pairs(c, "SELECT DST, SUM(AMT) FROM " + log + " GROUP BY DST");
+        for (Map.Entry<Long, Long> account : balances.entrySet()) {
+            long expected = INITIAL + in.getOrDefault(account.getKey(), 0L) - out.getOrDefault(account.getKey(), 0L);
+            assertEquals(expected, account.getValue(), "ledger of account " + account.getKey()
+                    + " (a lost update makes a balance disagree with its transfers)");
+        }
+    }
+
+    private static long balance(Connection c, String acct, long id) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT BAL FROM " + acct
+                + " WHERE ID = " + id)) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+
+    private static Map<Long, Long> pairs(Connection c, String sql) throws SQLException {
+        Map<Long, Long> out = new HashMap<>();
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            while (rs.next()) {
+                out.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        return out;
+    }
+
+    private static long count(Connection c, String table) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Lets the writers make progress between two builds (bounded: the writers finish on their own). */
+    private static void waitForCommits(AtomicInteger committed, int atLeast) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (committed.get() < atLeast && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+}
