@@ -3,9 +3,7 @@ package io.phoenixtxn.tm.ha;
 import io.phoenixtxn.tm.TimestampStorage;
 import io.phoenixtxn.tm.TmException;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * The persistent max-timestamp ("maxTS", FAST'17 sec. 6.3) in one znode. Compare-and-set is a versioned
@@ -17,8 +15,7 @@ import org.apache.zookeeper.data.Stat;
  * wrote) shows up as a version mismatch and is re-read before the answer is decided.
  */
 public final class ZooKeeperTimestampStorage implements TimestampStorage {
-    private final CuratorFramework zk;
-    private final String path;
+    private final VersionedZNode node;
     /** Value and version of the node as this instance last read or wrote it; null = unknown. */
     private volatile Versioned known;
 
@@ -26,12 +23,16 @@ public final class ZooKeeperTimestampStorage implements TimestampStorage {
     }
 
     public ZooKeeperTimestampStorage(CuratorFramework zk, String path) {
-        this.zk = zk;
-        this.path = path;
+        this(VersionedZNode.of(zk, path));
     }
 
     public ZooKeeperTimestampStorage(CuratorFramework zk, ZkPaths paths) {
         this(zk, paths.timestamp());
+    }
+
+    /** On any implementation of the node's operations (tests inject failures there). */
+    ZooKeeperTimestampStorage(VersionedZNode node) {
+        this.node = node;
     }
 
     @Override
@@ -50,8 +51,8 @@ public final class ZooKeeperTimestampStorage implements TimestampStorage {
                 }
             }
             try {
-                Stat stat = zk.setData().withVersion(current.version()).forPath(path, LongCodec.encode(newMax));
-                known = new Versioned(newMax, stat.getVersion());
+                int version = node.setData(current.version(), LongCodec.encode(newMax));
+                known = new Versioned(newMax, version);
                 return true;
             } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
                 // Someone wrote after our last look: re-read and decide on the fresh value.
@@ -59,7 +60,7 @@ public final class ZooKeeperTimestampStorage implements TimestampStorage {
             } catch (Exception e) {
                 // The write may or may not have happened; forget the version so the next call re-reads.
                 known = null;
-                throw ZooKeeperClients.failure(zk, "compare-and-set the max timestamp at", path, e);
+                throw ZooKeeperClients.failure(node.client(), "compare-and-set the max timestamp at", node.path(), e);
             }
         }
     }
@@ -67,15 +68,14 @@ public final class ZooKeeperTimestampStorage implements TimestampStorage {
     private Versioned read() throws TmException {
         while (true) {
             try {
-                Stat stat = new Stat();
-                byte[] data = zk.getData().storingStatIn(stat).forPath(path);
-                Versioned v = new Versioned(LongCodec.decode(data, path), stat.getVersion());
+                VersionedZNode.Data data = node.read();
+                Versioned v = new Versioned(LongCodec.decode(data.bytes(), node.path()), data.version());
                 known = v;
                 return v;
             } catch (KeeperException.NoNodeException e) {
                 createIfAbsent();
             } catch (Exception e) {
-                throw ZooKeeperClients.failure(zk, "read the max timestamp at", path, e);
+                throw ZooKeeperClients.failure(node.client(), "read the max timestamp at", node.path(), e);
             }
         }
     }
@@ -83,11 +83,11 @@ public final class ZooKeeperTimestampStorage implements TimestampStorage {
     /** First use ever: several TMs may race here; whoever loses the create simply reads the winner's node. */
     private void createIfAbsent() throws TmException {
         try {
-            zk.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT).forPath(path, LongCodec.encode(0));
+            node.create(LongCodec.encode(0));
         } catch (KeeperException.NodeExistsException e) {
             // Created concurrently by another TM: fine.
         } catch (Exception e) {
-            throw ZooKeeperClients.failure(zk, "create the max timestamp node", path, e);
+            throw ZooKeeperClients.failure(node.client(), "create the max timestamp node", node.path(), e);
         }
     }
 }
