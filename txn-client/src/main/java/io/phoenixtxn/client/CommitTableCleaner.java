@@ -2,17 +2,16 @@ package io.phoenixtxn.client;
 
 import io.phoenixtxn.snapshot.TimestampLayout;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Connection;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 /**
  * Finishes what crashed clients left after their commit point (Apache Omid leaves this open): a commit-table
@@ -24,14 +23,13 @@ import java.util.Map;
 public final class CommitTableCleaner {
     private static final Logger LOG = LoggerFactory.getLogger(CommitTableCleaner.class);
 
-    private final Connection connection;
-    private final TableName commitTableName;
-    private final PostCommitter postCommitter;
+    private final CommitTable commitTable;
+    private final CommitCellWriter commitCells;
+    private final AtomicLong failures = new AtomicLong();
 
-    public CommitTableCleaner(Connection connection, TableName commitTableName, PostCommitter postCommitter) {
-        this.connection = connection;
-        this.commitTableName = commitTableName;
-        this.postCommitter = postCommitter;
+    public CommitTableCleaner(CommitTable commitTable, CommitCellWriter commitCells) {
+        this.commitTable = commitTable;
+        this.commitCells = commitCells;
     }
 
     /**
@@ -43,27 +41,30 @@ public final class CommitTableCleaner {
      */
     public int cleanOnce(long olderThan) throws IOException {
         int completed = 0;
-        Scan scan = new Scan().addFamily(HBaseCommitTable.FAMILY);
-        try (Table table = connection.getTable(commitTableName); ResultScanner rows = table.getScanner(scan)) {
-            for (Result row : rows) {
-                if (row.getRow().length != 9) {
-                    continue; // the low-water-mark row and anything else that is not an entry
-                }
-                long txId = HBaseCommitTable.txIdOfRowKey(row.getRow());
-                byte[] commit = row.getValue(HBaseCommitTable.FAMILY, HBaseCommitTable.COMMIT_QUALIFIER);
-                byte[] record = row.getValue(HBaseCommitTable.FAMILY, HBaseCommitTable.RECOVERY_QUALIFIER);
-                if (txId >= olderThan || commit == null || record == null
-                        || row.containsColumn(HBaseCommitTable.FAMILY, HBaseCommitTable.INVALID_QUALIFIER)) {
+        try (Stream<CommitTable.CommittedEntry> entries = commitTable.committedBefore(olderThan)) {
+            Iterator<CommitTable.CommittedEntry> it = entries.iterator();
+            while (it.hasNext()) {
+                CommitTable.CommittedEntry entry = it.next();
+                if (entry.recoveryRecord() == null) {
                     continue;
                 }
-                long commitTs = HBaseCommitTable.decodeCommitTimestamp(txId, commit);
-                Map<TableName, List<WrittenCell>> cells = WrittenCellsCodec.decode(txId, record);
-                postCommitter.writeCommitCells(txId, commitTs, cells);
+                Map<TableName, List<WrittenCell>> cells = WrittenCellsCodec.decode(entry.txId(), entry.recoveryRecord());
+                for (Map.Entry<TableName, List<WrittenCell>> table : cells.entrySet()) {
+                    commitCells.writeCommitCells(table.getKey(), entry.commitTs(), table.getValue());
+                }
+                commitTable.delete(entry.txId());
                 completed++;
                 LOG.info("Completed the post-commit of transaction {} ({}) left by a client that stopped after its"
-                        + " commit point", txId, TimestampLayout.describe(txId));
+                        + " commit point", entry.txId(), TimestampLayout.describe(entry.txId()));
             }
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
         }
         return completed;
+    }
+
+    /** Entries this cleaner could not complete, over all passes (each pass that fails on an entry counts it). */
+    public long failures() {
+        return failures.get();
     }
 }

@@ -8,13 +8,22 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.protobuf.CodedInputStream;
 import org.apache.hbase.thirdparty.com.google.protobuf.CodedOutputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 /**
  * The commit table in HBase, byte-compatible with Apache Omid 1.1's {@code OMID_COMMIT_TABLE}: row key = bucket
@@ -23,6 +32,7 @@ import java.nio.charset.StandardCharsets;
  * marker wins over a commit value, so a late commit write can never resurrect an invalidated transaction.
  */
 public final class HBaseCommitTable implements CommitTable {
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseCommitTable.class);
     public static final String DEFAULT_NAME = "OMID_COMMIT_TABLE";
     public static final byte[] FAMILY = bytes("F");
     public static final byte[] LOW_WATERMARK_FAMILY = bytes("LWF");
@@ -31,6 +41,9 @@ public final class HBaseCommitTable implements CommitTable {
     /** Our addition (ignored by Omid): where the transaction's cells are, for crash recovery. */
     public static final byte[] RECOVERY_QUALIFIER = bytes("R");
     public static final byte[] INVALID_VALUE = Bytes.toBytes(1);
+    /** Row keys start with {@code txId & 0x0F}. */
+    private static final int BUCKETS = 16;
+    private static final int ROW_KEY_LENGTH = 1 + Long.BYTES;
 
     private final Connection connection;
     private final TableName name;
@@ -45,8 +58,12 @@ public final class HBaseCommitTable implements CommitTable {
     }
 
     public static byte[] rowKey(long txId) {
-        byte[] key = new byte[9];
-        key[0] = (byte) (txId & 0x0F);
+        return rowKey((int) (txId & 0x0F), txId);
+    }
+
+    private static byte[] rowKey(int bucket, long txId) {
+        byte[] key = new byte[ROW_KEY_LENGTH];
+        key[0] = (byte) bucket;
         Bytes.putLong(key, 1, txId);
         return key;
     }
@@ -112,6 +129,58 @@ public final class HBaseCommitTable implements CommitTable {
         txId = TimestampLayout.txIdOf(txId);
         try (Table table = connection.getTable(name)) {
             table.delete(new Delete(rowKey(txId), txId));
+        }
+    }
+
+    /**
+     * One range scan per bucket, {@code [bucket + 0, bucket + txIdBelow)}: entries of younger transactions are not
+     * even read. Rows of another shape (Omid's low-water mark) are skipped.
+     */
+    @Override
+    public Stream<CommittedEntry> committedBefore(long txIdBelow) throws IOException {
+        if (txIdBelow <= 0) {
+            return Stream.empty();
+        }
+        Table table = connection.getTable(name);
+        return IntStream.range(0, BUCKETS).boxed()
+                .flatMap(bucket -> committedInBucket(table, bucket, txIdBelow))
+                .onClose(() -> {
+                    try {
+                        table.close();
+                    } catch (IOException e) {
+                        LOG.debug("Closing the commit table {} after a scan failed", name, e);
+                    }
+                });
+    }
+
+    private Stream<CommittedEntry> committedInBucket(Table table, int bucket, long txIdBelow) {
+        Scan scan = new Scan().withStartRow(rowKey(bucket, 0)).withStopRow(rowKey(bucket, txIdBelow))
+                .addFamily(FAMILY);
+        ResultScanner rows;
+        try {
+            rows = table.getScanner(scan);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot scan the commit table " + name, e);
+        }
+        return StreamSupport.stream(rows.spliterator(), false).onClose(rows::close)
+                .map(this::committedEntry).filter(Objects::nonNull);
+    }
+
+    /** The entry of a row, or null for a row that is not a committed entry. */
+    private CommittedEntry committedEntry(Result row) {
+        byte[] commit = row.getValue(FAMILY, COMMIT_QUALIFIER);
+        if (row.getRow().length != ROW_KEY_LENGTH || commit == null || row.containsColumn(FAMILY, INVALID_QUALIFIER)) {
+            return null;
+        }
+        long txId = txIdOfRowKey(row.getRow());
+        try {
+            return new CommittedEntry(txId, decodeCommitTimestamp(txId, commit),
+                    row.getValue(FAMILY, RECOVERY_QUALIFIER));
+        } catch (IOException e) {
+            // Corrupt bytes in one entry must not hide the others; readers meet the same error on this one.
+            LOG.warn("The commit-table entry of transaction {} in {} holds an unreadable commit timestamp; skipped",
+                    txId, name, e);
+            return null;
         }
     }
 
