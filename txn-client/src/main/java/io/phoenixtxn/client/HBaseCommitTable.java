@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Objects;
-import java.util.stream.IntStream;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -30,9 +32,10 @@ import java.util.stream.StreamSupport;
  * byte ({@code txId & 0x0F}) + 8-byte big-endian transaction id; family {@code F}; qualifier {@code C} = varint of
  * (commitTs - txId); qualifier {@code IT} = invalid marker (int 1); cell version = transaction id. An invalid
  * marker wins over a commit value, so a late commit write can never resurrect an invalidated transaction.
+ * Qualifier {@code R} (ours, ignored by Omid) = the recovery record. Readers and the cleaner reach this layout only
+ * through {@link CommitTable}.
  */
 public final class HBaseCommitTable implements CommitTable {
-    private static final Logger LOG = LoggerFactory.getLogger(HBaseCommitTable.class);
     public static final String DEFAULT_NAME = "OMID_COMMIT_TABLE";
     public static final byte[] FAMILY = bytes("F");
     public static final byte[] LOW_WATERMARK_FAMILY = bytes("LWF");
@@ -44,6 +47,7 @@ public final class HBaseCommitTable implements CommitTable {
     /** Row keys start with {@code txId & 0x0F}. */
     private static final int BUCKETS = 16;
     private static final int ROW_KEY_LENGTH = 1 + Long.BYTES;
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseCommitTable.class);
 
     private final Connection connection;
     private final TableName name;
@@ -133,37 +137,78 @@ public final class HBaseCommitTable implements CommitTable {
     }
 
     /**
-     * One range scan per bucket, {@code [bucket + 0, bucket + txIdBelow)}: entries of younger transactions are not
-     * even read. Rows of another shape (Omid's low-water mark) are skipped.
+     * One range scan per bucket, {@code [bucket + 0, bucket + txIdBelow)}, one after the other: entries of younger
+     * transactions are not even read, and entries stream from HBase however the stream is consumed.
      */
     @Override
     public Stream<CommittedEntry> committedBefore(long txIdBelow) throws IOException {
         if (txIdBelow <= 0) {
             return Stream.empty();
         }
-        Table table = connection.getTable(name);
-        return IntStream.range(0, BUCKETS).boxed()
-                .flatMap(bucket -> committedInBucket(table, bucket, txIdBelow))
-                .onClose(() -> {
-                    try {
-                        table.close();
-                    } catch (IOException e) {
-                        LOG.debug("Closing the commit table {} after a scan failed", name, e);
-                    }
-                });
+        CommittedEntries entries = new CommittedEntries(connection.getTable(name), txIdBelow);
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(entries,
+                Spliterator.ORDERED | Spliterator.NONNULL), false).onClose(entries::close);
     }
 
-    private Stream<CommittedEntry> committedInBucket(Table table, int bucket, long txIdBelow) {
-        Scan scan = new Scan().withStartRow(rowKey(bucket, 0)).withStopRow(rowKey(bucket, txIdBelow))
-                .addFamily(FAMILY);
-        ResultScanner rows;
-        try {
-            rows = table.getScanner(scan);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot scan the commit table " + name, e);
+    /** The committed entries below a bound, bucket by bucket, with at most one scanner open. */
+    private final class CommittedEntries implements Iterator<CommittedEntry> {
+        private final Table table;
+        private final long txIdBelow;
+        private int nextBucket;
+        private ResultScanner scanner;
+        private CommittedEntry next;
+
+        CommittedEntries(Table table, long txIdBelow) {
+            this.table = table;
+            this.txIdBelow = txIdBelow;
         }
-        return StreamSupport.stream(rows.spliterator(), false).onClose(rows::close)
-                .map(this::committedEntry).filter(Objects::nonNull);
+
+        @Override
+        public boolean hasNext() {
+            try {
+                while (next == null) {
+                    if (scanner == null) {
+                        if (nextBucket == BUCKETS) {
+                            return false;
+                        }
+                        int bucket = nextBucket++;
+                        scanner = table.getScanner(new Scan().withStartRow(rowKey(bucket, 0))
+                                .withStopRow(rowKey(bucket, txIdBelow)).addFamily(FAMILY));
+                    }
+                    Result row = scanner.next();
+                    if (row == null) {
+                        scanner.close();
+                        scanner = null;
+                    } else {
+                        next = committedEntry(row);
+                    }
+                }
+                return true;
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot scan the commit table " + name, e);
+            }
+        }
+
+        @Override
+        public CommittedEntry next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            CommittedEntry entry = next;
+            next = null;
+            return entry;
+        }
+
+        void close() {
+            if (scanner != null) {
+                scanner.close();
+            }
+            try {
+                table.close();
+            } catch (IOException e) {
+                LOG.debug("Closing the commit table {} after a scan", name, e);
+            }
+        }
     }
 
     /** The entry of a row, or null for a row that is not a committed entry. */
