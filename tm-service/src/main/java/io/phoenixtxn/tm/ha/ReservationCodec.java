@@ -29,7 +29,7 @@ final class ReservationCodec {
         if (data != null && data.length == Long.BYTES) {
             return new Reservation(ByteBuffer.wrap(data).getLong(), "");
         }
-        if (data == null || data.length <= Long.BYTES + 1 || data[Long.BYTES] != WITH_WRITER) {
+        if (data == null || data.length < Long.BYTES + 1 || data[Long.BYTES] != WITH_WRITER) {
             throw new TmException("ZooKeeper node " + path + " holds " + (data == null ? "no data" : data.length
                     + " bytes") + " that are not a timestamp reservation; it was not written by phoenix-txn (or by"
                     + " a newer version of it). Point " + HaConfig.ZK_PATH + " at a path of its own");
