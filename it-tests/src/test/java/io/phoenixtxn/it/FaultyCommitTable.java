@@ -4,6 +4,7 @@ import io.phoenixtxn.client.CommitTable;
 
 import java.io.IOException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -81,6 +82,11 @@ final class FaultyCommitTable implements CommitTable {
     @Override
     public Entry lookup(long txId) throws IOException {
         return delegate.lookup(txId);
+    }
+
+    @Override
+    public Stream<CommittedEntry> committedBefore(long txIdBelow) throws IOException {
+        return delegate.committedBefore(txIdBelow);
     }
 
     private Fault take(AtomicReference<Fault> fault) {

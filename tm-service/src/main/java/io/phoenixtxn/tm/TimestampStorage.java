@@ -9,6 +9,10 @@ public interface TimestampStorage {
     /** The current reservation, 0 if none was ever made. */
     long getMaxTimestamp() throws TmException;
 
-    /** Atomically replaces {@code expected} with {@code newMax}; false if someone else changed it. */
+    /**
+     * Atomically replaces {@code expected} with {@code newMax}; false if someone else changed it. A
+     * {@link TmException} means the outcome is unknown (the write may have been applied): calling again from the same
+     * {@code expected} settles it, and must not answer false because of this instance's own earlier write.
+     */
     boolean compareAndSet(long expected, long newMax) throws TmException;
 }

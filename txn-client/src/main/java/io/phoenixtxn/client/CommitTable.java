@@ -1,11 +1,13 @@
 package io.phoenixtxn.client;
 
 import java.io.IOException;
+import java.util.stream.Stream;
 
 /**
  * The commit table of Omid LL (VLDB'18 sec. 3): one entry per transaction between its commit point and the end of
  * its post-commit. The client writes it; readers resolve tentative cells through it and may invalidate a writer
- * that has not reached it. Seam for fault injection; {@link HBaseCommitTable} is the real one.
+ * that has not reached it. Seam for fault injection; {@link HBaseCommitTable} is the real one. Everything that reads
+ * or writes the commit table goes through this interface, so its layout is known in one class.
  */
 public interface CommitTable {
 
@@ -43,6 +45,15 @@ public interface CommitTable {
     }
 
     /**
+     * A committed entry as {@link CommitTableCleaner} needs it.
+     *
+     * @param recoveryRecord {@link WrittenCellsCodec} bytes, or null when none was stored (Omid's entries, records
+     *                       over {@link WrittenCellsCodec#MAX_RECORD_BYTES})
+     */
+    record CommittedEntry(long txId, long commitTs, byte[] recoveryRecord) {
+    }
+
+    /**
      * The commit point: records {@code commitTs} unless a reader invalidated the transaction first.
      *
      * @return false when the transaction was invalidated (it must abort)
@@ -71,4 +82,11 @@ public interface CommitTable {
 
     /** Removes the entry (after post-commit, or after an invalidated writer cleaned up). */
     void delete(long txId) throws IOException;
+
+    /**
+     * The committed entries of transactions that started before {@code txIdBelow}, with their recovery records, in
+     * no particular order; invalidated entries are left out. The stream holds the table open: close it. A read that
+     * fails while the stream is consumed surfaces as an {@link java.io.UncheckedIOException}.
+     */
+    Stream<CommittedEntry> committedBefore(long txIdBelow) throws IOException;
 }

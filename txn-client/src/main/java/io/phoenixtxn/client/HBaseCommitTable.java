@@ -8,19 +8,32 @@ import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hbase.thirdparty.com.google.protobuf.CodedInputStream;
 import org.apache.hbase.thirdparty.com.google.protobuf.CodedOutputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 /**
  * The commit table in HBase, byte-compatible with Apache Omid 1.1's {@code OMID_COMMIT_TABLE}: row key = bucket
  * byte ({@code txId & 0x0F}) + 8-byte big-endian transaction id; family {@code F}; qualifier {@code C} = varint of
  * (commitTs - txId); qualifier {@code IT} = invalid marker (int 1); cell version = transaction id. An invalid
  * marker wins over a commit value, so a late commit write can never resurrect an invalidated transaction.
+ * Qualifier {@code R} (ours, ignored by Omid) = the recovery record. Readers and the cleaner reach this layout only
+ * through {@link CommitTable}.
  */
 public final class HBaseCommitTable implements CommitTable {
     public static final String DEFAULT_NAME = "OMID_COMMIT_TABLE";
@@ -31,6 +44,10 @@ public final class HBaseCommitTable implements CommitTable {
     /** Our addition (ignored by Omid): where the transaction's cells are, for crash recovery. */
     public static final byte[] RECOVERY_QUALIFIER = bytes("R");
     public static final byte[] INVALID_VALUE = Bytes.toBytes(1);
+    /** Row keys start with {@code txId & 0x0F}. */
+    private static final int BUCKETS = 16;
+    private static final int ROW_KEY_LENGTH = 1 + Long.BYTES;
+    private static final Logger LOG = LoggerFactory.getLogger(HBaseCommitTable.class);
 
     private final Connection connection;
     private final TableName name;
@@ -45,8 +62,12 @@ public final class HBaseCommitTable implements CommitTable {
     }
 
     public static byte[] rowKey(long txId) {
-        byte[] key = new byte[9];
-        key[0] = (byte) (txId & 0x0F);
+        return rowKey((int) (txId & 0x0F), txId);
+    }
+
+    private static byte[] rowKey(int bucket, long txId) {
+        byte[] key = new byte[ROW_KEY_LENGTH];
+        key[0] = (byte) bucket;
         Bytes.putLong(key, 1, txId);
         return key;
     }
@@ -112,6 +133,99 @@ public final class HBaseCommitTable implements CommitTable {
         txId = TimestampLayout.txIdOf(txId);
         try (Table table = connection.getTable(name)) {
             table.delete(new Delete(rowKey(txId), txId));
+        }
+    }
+
+    /**
+     * One range scan per bucket, {@code [bucket + 0, bucket + txIdBelow)}, one after the other: entries of younger
+     * transactions are not even read, and entries stream from HBase however the stream is consumed.
+     */
+    @Override
+    public Stream<CommittedEntry> committedBefore(long txIdBelow) throws IOException {
+        if (txIdBelow <= 0) {
+            return Stream.empty();
+        }
+        CommittedEntries entries = new CommittedEntries(connection.getTable(name), txIdBelow);
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(entries,
+                Spliterator.ORDERED | Spliterator.NONNULL), false).onClose(entries::close);
+    }
+
+    /** The committed entries below a bound, bucket by bucket, with at most one scanner open. */
+    private final class CommittedEntries implements Iterator<CommittedEntry> {
+        private final Table table;
+        private final long txIdBelow;
+        private int nextBucket;
+        private ResultScanner scanner;
+        private CommittedEntry next;
+
+        CommittedEntries(Table table, long txIdBelow) {
+            this.table = table;
+            this.txIdBelow = txIdBelow;
+        }
+
+        @Override
+        public boolean hasNext() {
+            try {
+                while (next == null) {
+                    if (scanner == null) {
+                        if (nextBucket == BUCKETS) {
+                            return false;
+                        }
+                        int bucket = nextBucket++;
+                        scanner = table.getScanner(new Scan().withStartRow(rowKey(bucket, 0))
+                                .withStopRow(rowKey(bucket, txIdBelow)).addFamily(FAMILY));
+                    }
+                    Result row = scanner.next();
+                    if (row == null) {
+                        scanner.close();
+                        scanner = null;
+                    } else {
+                        next = committedEntry(row);
+                    }
+                }
+                return true;
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot scan the commit table " + name, e);
+            }
+        }
+
+        @Override
+        public CommittedEntry next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            CommittedEntry entry = next;
+            next = null;
+            return entry;
+        }
+
+        void close() {
+            if (scanner != null) {
+                scanner.close();
+            }
+            try {
+                table.close();
+            } catch (IOException e) {
+                LOG.debug("Closing the commit table {} after a scan", name, e);
+            }
+        }
+    }
+
+    /** The entry of a row, or null for a row that is not a committed entry. */
+    private CommittedEntry committedEntry(Result row) {
+        byte[] commit = row.getValue(FAMILY, COMMIT_QUALIFIER);
+        if (row.getRow().length != ROW_KEY_LENGTH || commit == null || row.containsColumn(FAMILY, INVALID_QUALIFIER)) {
+            return null;
+        }
+        long txId = txIdOfRowKey(row.getRow());
+        try {
+            return new CommittedEntry(txId, decodeCommitTimestamp(txId, commit),
+                    row.getValue(FAMILY, RECOVERY_QUALIFIER));
+        } catch (IOException e) {
+            // Corrupt bytes in one entry must not hide the others; readers meet the same error on this one.
+            LOG.warn("The commit-table entry of transaction {} in {} holds an unreadable commit timestamp; skipped",
+                    txId, name, e);
+            return null;
         }
     }
 

@@ -2,6 +2,7 @@ package io.phoenixtxn.client;
 
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.TableNotFoundException;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Connection;
@@ -27,8 +28,9 @@ import java.util.concurrent.TimeUnit;
  * (only once every commit cell is durable; otherwise the entry stays and readers keep resolving through it).
  * Also the inverse for aborts: remove every tentative cell.
  * Runs inline (SYNC) or on a background thread (ASYNC, the default: commit returns at the commit point).
+ * Its commit-cell writing is the {@link CommitCellWriter} the {@link CommitTableCleaner} uses too.
  */
-public final class PostCommitter implements Closeable {
+public final class PostCommitter implements CommitCellWriter, Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(PostCommitter.class);
 
     private final Connection connection;
@@ -51,12 +53,12 @@ public final class PostCommitter implements Closeable {
     public void postCommit(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells, boolean sync)
             throws IOException {
         if (async == null || sync) {
-            writeCommitCells(txId, commitTs, cells);
+            complete(txId, commitTs, cells);
             return;
         }
         async.execute(() -> {
             try {
-                writeCommitCells(txId, commitTs, cells);
+                complete(txId, commitTs, cells);
             } catch (IOException | RuntimeException e) {
                 // Safe to leave: the commit-table entry stays and readers resolve through it; the cleaner finishes.
                 LOG.warn("Post-commit of transaction {} failed; its commit-table entry stays for readers", txId, e);
@@ -64,21 +66,9 @@ public final class PostCommitter implements Closeable {
         });
     }
 
-    void writeCommitCells(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells)
-            throws IOException {
-        byte[] value = OnDiskLayout.encodeCommitTimestamp(commitTs);
+    private void complete(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells) throws IOException {
         for (Map.Entry<TableName, List<WrittenCell>> table : cells.entrySet()) {
-            Map<byte[], Put> byRow = new TreeMap<>(Bytes.BYTES_COMPARATOR);
-            for (WrittenCell cell : table.getValue()) {
-                // SYNC_WAL whatever the table says: the commit-table entry is deleted once these puts return, so a
-                // commit cell lost to a skipped or deferred WAL write would turn committed data into aborted data.
-                byRow.computeIfAbsent(cell.row(), row -> new Put(row).setDurability(Durability.SYNC_WAL))
-                        .addColumn(cell.family(),
-                        OnDiskLayout.commitQualifier(cell.qualifier()), cell.version(), value);
-            }
-            try (Table t = connection.getTable(table.getKey())) {
-                t.put(new ArrayList<>(byRow.values()));
-            }
+            writeCommitCells(table.getKey(), commitTs, table.getValue());
         }
         commitTable.delete(txId);
     }
@@ -104,6 +94,41 @@ public final class PostCommitter implements Closeable {
             }
         }
         return false;
+    }
+
+    @Override
+    public void writeCommitCells(TableName table, long commitTs, List<WrittenCell> cells) throws IOException {
+        byte[] value = OnDiskLayout.encodeCommitTimestamp(commitTs);
+        Map<byte[], Put> byRow = new TreeMap<>(Bytes.BYTES_COMPARATOR);
+        for (WrittenCell cell : cells) {
+            // SYNC_WAL whatever the table says: the commit-table entry is deleted once these puts return, so a
+            // commit cell lost to a skipped or deferred WAL write would turn committed data into aborted data.
+            byRow.computeIfAbsent(cell.row(), row -> new Put(row).setDurability(Durability.SYNC_WAL))
+                    .addColumn(cell.family(),
+                    OnDiskLayout.commitQualifier(cell.qualifier()), cell.version(), value);
+        }
+        try (Table t = connection.getTable(table)) {
+            t.put(new ArrayList<>(byRow.values()));
+        } catch (IOException e) {
+            throw droppedOr(table, e);
+        }
+    }
+
+    /**
+     * A failed write to a table that no longer exists becomes {@link TableNotFoundException}: HBase reports it as a
+     * batch error whose cause is buried, and a table merely unavailable must not pass for dropped.
+     */
+    private IOException droppedOr(TableName table, IOException failure) {
+        try (Admin admin = connection.getAdmin()) {
+            if (!admin.tableExists(table)) {
+                TableNotFoundException dropped = new TableNotFoundException(table);
+                dropped.addSuppressed(failure);
+                return dropped;
+            }
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+        }
+        return failure;
     }
 
     /** Removes every tentative cell of an aborted transaction (exact versions; nothing else is touched). */

@@ -53,7 +53,7 @@ public final class TxnClient implements Closeable {
         this.config = config;
         this.commitTable = commitTable;
         this.postCommitter = new PostCommitter(connection, commitTable, config.postCommitMode());
-        this.cleaner = new CommitTableCleaner(connection, TableName.valueOf(config.commitTable()), postCommitter);
+        this.cleaner = new CommitTableCleaner(commitTable, postCommitter);
         this.cleanerSchedule = config.cleanerIntervalMs() > 0 ? scheduleCleaner(config.cleanerIntervalMs()) : null;
     }
 

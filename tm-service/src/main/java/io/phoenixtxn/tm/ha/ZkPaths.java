@@ -5,7 +5,8 @@ package io.phoenixtxn.tm.ha;
  * advertisement, which is ephemeral so that it disappears with the session of a TM that died.
  *
  * <pre>
- *   base/timestamp        8-byte max reserved timestamp (epoch reservations, CAS by znode version)
+ *   base/timestamp        max reserved timestamp (8 bytes) + token of its writer (epoch reservations, CAS by
+ *                         znode version; see ReservationCodec)
  *   base/fences/&lt;table&gt;  8-byte max fence timestamp of one table id
  *   base/lease            holder id of the primary lease ("" = released), CAS by znode version
  *   base/tm/primary       EPHEMERAL "host:port#epoch" of the serving primary

@@ -5,11 +5,13 @@ import io.phoenixtxn.tm.LostPrimacyException;
 import io.phoenixtxn.tm.TimestampOracle;
 import io.phoenixtxn.tm.TmException;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -20,6 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -157,5 +160,137 @@ class ZooKeeperTimestampStorageTest {
                 () -> new ZooKeeperTimestampStorage(client, paths).getMaxTimestamp());
         assertTrue(e.getMessage().contains(paths.timestamp()) && e.getMessage().contains(HaConfig.ZK_PATH),
                 e.getMessage());
+    }
+
+    // An ambiguous write: ZooKeeper applied it but the answer was lost. The storage must recognise its own write
+    // (else the TM reads "lost primacy" and stops for a lease), and must never take another writer's for its own.
+
+    @Test
+    @Timeout(30)
+    void aWriteAppliedButAnsweredWithConnectionLossIsRecognisedByTheNextCall() throws Exception {
+        ZkPaths paths = new ZkPaths(ZkTestCluster.freshBasePath());
+        FaultyZNode node = new FaultyZNode(zk.newClient(), paths.timestamp());
+        ZooKeeperTimestampStorage storage = new ZooKeeperTimestampStorage(node);
+        ZooKeeperTimestampStorage observer = new ZooKeeperTimestampStorage(zk.newClient(), paths);
+        assertTrue(storage.compareAndSet(0, 100));
+
+        node.failNextWrite(FaultyZNode.Fault.APPLIED_THEN_CONNECTION_LOSS);
+        TmException unclear = assertThrows(TmException.class, () -> storage.compareAndSet(100, 200));
+        assertEquals(1, node.injected());
+        assertInstanceOf(KeeperException.ConnectionLossException.class, unclear.getCause());
+        assertEquals(200, observer.getMaxTimestamp(), "the write was applied");
+
+        // The caller still holds 100 as its reservation and tries again (with a later value).
+        assertTrue(storage.compareAndSet(100, 300), "our own applied write is not another TM's");
+        assertEquals(300, observer.getMaxTimestamp());
+        assertTrue(storage.compareAndSet(300, 400), "and the storage goes on from there");
+        assertEquals(400, observer.getMaxTimestamp());
+    }
+
+    @Test
+    @Timeout(30)
+    void aWriteAppliedAndRetriedIntoAVersionMismatchIsOurs() throws Exception {
+        ZkPaths paths = new ZkPaths(ZkTestCluster.freshBasePath());
+        FaultyZNode node = new FaultyZNode(zk.newClient(), paths.timestamp());
+        ZooKeeperTimestampStorage storage = new ZooKeeperTimestampStorage(node);
+        assertTrue(storage.compareAndSet(0, 100));
+
+        node.failNextWrite(FaultyZNode.Fault.APPLIED_THEN_RETRY_SEES_BAD_VERSION);
+        assertTrue(storage.compareAndSet(100, 200), "the version moved because of our own first attempt");
+        assertEquals(1, node.injected());
+        assertEquals(200, new ZooKeeperTimestampStorage(zk.newClient(), paths).getMaxTimestamp());
+        assertTrue(storage.compareAndSet(200, 300));
+    }
+
+    @Test
+    @Timeout(30)
+    void aChainOfAmbiguousWritesStaysOurs() throws Exception {
+        ZkPaths paths = new ZkPaths(ZkTestCluster.freshBasePath());
+        FaultyZNode node = new FaultyZNode(zk.newClient(), paths.timestamp());
+        ZooKeeperTimestampStorage storage = new ZooKeeperTimestampStorage(node);
+        ZooKeeperTimestampStorage observer = new ZooKeeperTimestampStorage(zk.newClient(), paths);
+        assertTrue(storage.compareAndSet(0, 100));
+
+        node.failNextWrite(FaultyZNode.Fault.APPLIED_THEN_CONNECTION_LOSS);
+        assertThrows(TmException.class, () -> storage.compareAndSet(100, 200));
+        // The next call adopts 200 and moves it on to 300, and that answer is lost too.
+        node.failNextWrite(FaultyZNode.Fault.APPLIED_THEN_CONNECTION_LOSS);
+        assertThrows(TmException.class, () -> storage.compareAndSet(100, 300));
+        assertEquals(300, observer.getMaxTimestamp());
+        // Lower than what we wrote last: still ours to set, since nothing was issued above 100.
+        assertTrue(storage.compareAndSet(100, 250));
+        assertEquals(250, observer.getMaxTimestamp());
+        assertEquals(2, node.injected());
+    }
+
+    @Test
+    @Timeout(30)
+    void aWriteLostBeforeItAppliedIsSimplyRetried() throws Exception {
+        ZkPaths paths = new ZkPaths(ZkTestCluster.freshBasePath());
+        FaultyZNode node = new FaultyZNode(zk.newClient(), paths.timestamp());
+        ZooKeeperTimestampStorage storage = new ZooKeeperTimestampStorage(node);
+        assertTrue(storage.compareAndSet(0, 100));
+
+        node.failNextWrite(FaultyZNode.Fault.CONNECTION_LOSS_NOT_APPLIED);
+        assertThrows(TmException.class, () -> storage.compareAndSet(100, 200));
+        assertEquals(100, new ZooKeeperTimestampStorage(zk.newClient(), paths).getMaxTimestamp());
+        assertTrue(storage.compareAndSet(100, 300));
+        assertEquals(300, new ZooKeeperTimestampStorage(zk.newClient(), paths).getMaxTimestamp());
+    }
+
+    @Test
+    @Timeout(30)
+    void aWriterAfterOurAmbiguousWriteWinsAndWeLose() throws Exception {
+        ZkPaths paths = new ZkPaths(ZkTestCluster.freshBasePath());
+        FaultyZNode node = new FaultyZNode(zk.newClient(), paths.timestamp());
+        ZooKeeperTimestampStorage storage = new ZooKeeperTimestampStorage(node);
+        ZooKeeperTimestampStorage successor = new ZooKeeperTimestampStorage(zk.newClient(), paths);
+        assertTrue(storage.compareAndSet(0, 100));
+
+        node.failNextWrite(FaultyZNode.Fault.APPLIED_THEN_CONNECTION_LOSS);
+        assertThrows(TmException.class, () -> storage.compareAndSet(100, 200));
+        // A successor starts above our applied write and reserves its own epoch.
+        assertEquals(200, successor.getMaxTimestamp());
+        assertTrue(successor.compareAndSet(200, 500));
+
+        assertFalse(storage.compareAndSet(100, 300), "another writer came after our write: we are no longer primary");
+        assertFalse(storage.compareAndSet(100, 300), "every time");
+        assertEquals(500, successor.getMaxTimestamp());
+        assertTrue(successor.compareAndSet(500, 600), "the successor is unaffected");
+    }
+
+    @Test
+    @Timeout(30)
+    void anotherInstanceNeverTakesOurAmbiguousWriteForItsOwn() throws Exception {
+        ZkPaths paths = new ZkPaths(ZkTestCluster.freshBasePath());
+        FaultyZNode node = new FaultyZNode(zk.newClient(), paths.timestamp());
+        ZooKeeperTimestampStorage storage = new ZooKeeperTimestampStorage(node);
+        ZooKeeperTimestampStorage other = new ZooKeeperTimestampStorage(zk.newClient(), paths);
+        assertTrue(storage.compareAndSet(0, 100));
+        assertEquals(100, other.getMaxTimestamp());
+
+        node.failNextWrite(FaultyZNode.Fault.APPLIED_THEN_CONNECTION_LOSS);
+        assertThrows(TmException.class, () -> storage.compareAndSet(100, 200));
+        // Both believed the value was 100; only the writer of 200 may go on from it.
+        assertFalse(other.compareAndSet(100, 300));
+        assertTrue(storage.compareAndSet(100, 300));
+        assertEquals(300, other.getMaxTimestamp());
+    }
+
+    @Test
+    @Timeout(30)
+    void readsAndMovesOnFromTheEightByteFormatOfEarlierVersions() throws Exception {
+        ZkPaths paths = new ZkPaths(ZkTestCluster.freshBasePath());
+        CuratorFramework client = zk.newClient();
+        client.create().creatingParentsIfNeeded().forPath(paths.timestamp(),
+                ByteBuffer.allocate(Long.BYTES).putLong(4242).array());
+        FaultyZNode node = new FaultyZNode(client, paths.timestamp());
+        ZooKeeperTimestampStorage storage = new ZooKeeperTimestampStorage(node);
+        assertEquals(4242, storage.getMaxTimestamp());
+
+        node.failNextWrite(FaultyZNode.Fault.APPLIED_THEN_CONNECTION_LOSS);
+        assertThrows(TmException.class, () -> storage.compareAndSet(4242, 5000));
+        assertTrue(storage.compareAndSet(4242, 6000));
+        assertEquals(6000, new ZooKeeperTimestampStorage(zk.newClient(), paths).getMaxTimestamp());
     }
 }
