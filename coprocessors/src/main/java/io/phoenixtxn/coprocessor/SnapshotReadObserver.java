@@ -19,6 +19,12 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.regionserver.FlushLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.ScanOptions;
+import org.apache.hadoop.hbase.regionserver.ScanType;
+import org.apache.hadoop.hbase.regionserver.Store;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
 
 import java.io.IOException;
 import java.util.List;
@@ -28,9 +34,14 @@ import java.util.Optional;
  * Region observer installed on every transactional table and index. A get or scan that carries a snapshot
  * ({@link SnapshotAttributes#SNAPSHOT}) reads all versions through {@link SnapshotReadFilter}, so the region
  * returns only what the snapshot sees, before any later observer (Phoenix's run at a higher priority number) looks
- * at the cells. Reads without a snapshot pass through untouched (HBase tools, compactions).
+ * at the cells. Reads without a snapshot pass through unfiltered (HBase tools).
+ *
+ * <p>Every store scanner of the region (reads, flushes, compactions) keeps what {@link TransactionalStoreRetention}
+ * says a transactional store must keep, whatever the family's VERSIONS and TTL (reported once at region open when
+ * they say otherwise).
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
+    private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
     private volatile CommitResolver resolver;
 
     @Override
@@ -41,6 +52,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         HBaseCommitTable commitTable = new HBaseCommitTable(regionEnv.getConnection(),
                 TableName.valueOf(config.commitTable()));
         resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current);
+        OverriddenFamilySettings.report(regionEnv.getRegion().getTableDescriptor(), retention);
     }
 
     @Override
@@ -67,6 +79,35 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
             ReadColumns.widen(scan.getFamilyMap());
             scan.setFilter(filterFor(ctx, snapshot, scan.getFilter()));
         }
+    }
+
+    @Override
+    public void preStoreScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                    ScanOptions options) {
+        retention.forRead(options);
+    }
+
+    @Override
+    public void preFlushScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                    ScanOptions options, FlushLifeCycleTracker tracker) {
+        retention.forFlush(options);
+    }
+
+    @Override
+    public void preMemStoreCompactionCompactScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                                        Store store, ScanOptions options) {
+        retention.forFlush(options);
+    }
+
+    @Override
+    public void preCompactScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                      ScanType scanType, ScanOptions options, CompactionLifeCycleTracker tracker,
+                                      CompactionRequest request) {
+        retention.forCompaction(scanType, options);
+    }
+
+    private static TableName tableOf(ObserverContext<RegionCoprocessorEnvironment> ctx) {
+        return ctx.getEnvironment().getRegion().getTableDescriptor().getTableName();
     }
 
     private Filter filterFor(ObserverContext<RegionCoprocessorEnvironment> ctx, Snapshot snapshot, Filter user) {
