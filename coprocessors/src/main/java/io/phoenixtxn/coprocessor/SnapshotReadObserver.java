@@ -13,6 +13,7 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.OperationWithAttributes;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
@@ -25,6 +26,7 @@ import org.apache.hadoop.hbase.regionserver.ScanType;
 import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
+import org.apache.hadoop.hbase.wal.WALEdit;
 
 import java.io.IOException;
 import java.util.List;
@@ -38,11 +40,14 @@ import java.util.Optional;
  *
  * <p>Every store scanner of the region (reads, flushes, compactions) keeps what {@link TransactionalStoreRetention}
  * says a transactional store must keep, whatever the family's VERSIONS and TTL (reported once at region open when
- * they say otherwise).
+ * they say otherwise). Snapshot reads and tentative writes of a client that commits to another commit table than
+ * this region server's are refused ({@link CommitTableCheck}).
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
     private volatile CommitResolver resolver;
+    private volatile CommitTableCheck commitTableCheck;
+    private volatile TableName table;
 
     @Override
     public void start(CoprocessorEnvironment env) throws IOException {
@@ -52,6 +57,8 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         HBaseCommitTable commitTable = new HBaseCommitTable(regionEnv.getConnection(),
                 TableName.valueOf(config.commitTable()));
         resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current);
+        commitTableCheck = new CommitTableCheck(config.commitTable());
+        table = regionEnv.getRegion().getTableDescriptor().getTableName();
         OverriddenFamilySettings.report(regionEnv.getRegion().getTableDescriptor(), retention);
     }
 
@@ -65,6 +72,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
             throws IOException {
         Snapshot snapshot = snapshotOf(get);
         if (snapshot != null) {
+            commitTableCheck.verify(get, "get", table);
             get.readAllVersions();
             ReadColumns.widen(get.getFamilyMap());
             get.setFilter(filterFor(ctx, snapshot, get.getFilter()));
@@ -75,10 +83,16 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Scan scan) throws IOException {
         Snapshot snapshot = snapshotOf(scan);
         if (snapshot != null) {
+            commitTableCheck.verify(scan, "scan", table);
             scan.readAllVersions();
             ReadColumns.widen(scan.getFamilyMap());
             scan.setFilter(filterFor(ctx, snapshot, scan.getFilter()));
         }
+    }
+
+    @Override
+    public void prePut(ObserverContext<RegionCoprocessorEnvironment> ctx, Put put, WALEdit edit) throws IOException {
+        commitTableCheck.verify(put, "put", table);
     }
 
     @Override
