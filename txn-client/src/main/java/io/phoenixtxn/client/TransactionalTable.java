@@ -37,6 +37,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Reads and tentative writes also name the commit table this client commits to
  * ({@link SnapshotAttributes#COMMIT_TABLE}, from the table's configuration, as the client's own commit table is):
  * a region server resolving against another table refuses them instead of misreading this client's commits.
+ *
+ * <p>Time ranges: a transactional read always sees its whole snapshot. Cell versions are write pointers, not
+ * commit times, so a time range (global or per family, or {@code Get.setTimestamp}) that would narrow the snapshot's
+ * {@code [0, maxVersionExclusive)} is refused with {@link IllegalArgumentException}; one that contains it (the
+ * default) is replaced by it. See {@link SnapshotTimeRange}.
  */
 public final class TransactionalTable implements Closeable {
     private static final Set<TableName> VERIFIED_TABLES = ConcurrentHashMap.newKeySet();
@@ -184,8 +189,7 @@ public final class TransactionalTable implements Closeable {
     Get prepare(Transaction tx, Get get) throws IOException {
         verifyObserver();
         Snapshot snapshot = tx.snapshot();
-        Get prepared = new Get(get);
-        prepared.setTimeRange(0, snapshot.maxVersionExclusive());
+        Get prepared = SnapshotTimeRange.apply(new Get(get), snapshot, name);
         prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(snapshot));
         nameCommitTable(prepared);
         return prepared;
@@ -194,8 +198,7 @@ public final class TransactionalTable implements Closeable {
     Scan prepare(Transaction tx, Scan scan) throws IOException {
         verifyObserver();
         Snapshot snapshot = tx.snapshot();
-        Scan prepared = new Scan(scan);
-        prepared.setTimeRange(0, snapshot.maxVersionExclusive());
+        Scan prepared = SnapshotTimeRange.apply(new Scan(scan), snapshot, name);
         prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(snapshot));
         nameCommitTable(prepared);
         return prepared;
