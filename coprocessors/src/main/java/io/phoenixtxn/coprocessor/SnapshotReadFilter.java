@@ -138,6 +138,18 @@ final class SnapshotReadFilter extends FilterBase {
         }
     }
 
+    /**
+     * HBase tells the scan's filter, which is this one, that the scan runs backwards; filters whose answers depend
+     * on the direction (PrefixFilter, for one, stops past its prefix) must hear it too.
+     */
+    @Override
+    public void setReversed(boolean reversed) {
+        super.setReversed(reversed);
+        if (userFilter != null) {
+            userFilter.setReversed(reversed);
+        }
+    }
+
     @Override
     public boolean filterRowKey(Cell firstRowCell) throws IOException {
         return userFilter != null && userFilter.filterRowKey(firstRowCell);

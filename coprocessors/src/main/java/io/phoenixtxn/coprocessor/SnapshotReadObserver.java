@@ -13,12 +13,20 @@ import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.OperationWithAttributes;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.filter.Filter;
+import org.apache.hadoop.hbase.regionserver.FlushLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.ScanOptions;
+import org.apache.hadoop.hbase.regionserver.ScanType;
+import org.apache.hadoop.hbase.regionserver.Store;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
+import org.apache.hadoop.hbase.wal.WALEdit;
 
 import java.io.IOException;
 import java.util.List;
@@ -28,10 +36,18 @@ import java.util.Optional;
  * Region observer installed on every transactional table and index. A get or scan that carries a snapshot
  * ({@link SnapshotAttributes#SNAPSHOT}) reads all versions through {@link SnapshotReadFilter}, so the region
  * returns only what the snapshot sees, before any later observer (Phoenix's run at a higher priority number) looks
- * at the cells. Reads without a snapshot pass through untouched (HBase tools, compactions).
+ * at the cells. Reads without a snapshot pass through unfiltered (HBase tools).
+ *
+ * <p>Every store scanner of the region (reads, flushes, compactions) keeps what {@link TransactionalStoreRetention}
+ * says a transactional store must keep, whatever the family's VERSIONS and TTL (reported once at region open when
+ * they say otherwise). Snapshot reads and tentative writes of a client that commits to another commit table than
+ * this region server's are refused ({@link CommitTableCheck}).
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
+    private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
     private volatile CommitResolver resolver;
+    private volatile CommitTableCheck commitTableCheck;
+    private volatile TableName table;
 
     @Override
     public void start(CoprocessorEnvironment env) throws IOException {
@@ -41,6 +57,9 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         HBaseCommitTable commitTable = new HBaseCommitTable(regionEnv.getConnection(),
                 TableName.valueOf(config.commitTable()));
         resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current);
+        commitTableCheck = new CommitTableCheck(config.commitTable());
+        table = regionEnv.getRegion().getTableDescriptor().getTableName();
+        OverriddenFamilySettings.report(regionEnv.getRegion().getTableDescriptor(), retention);
     }
 
     @Override
@@ -53,6 +72,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
             throws IOException {
         Snapshot snapshot = snapshotOf(get);
         if (snapshot != null) {
+            commitTableCheck.verify(get, "get", table);
             get.readAllVersions();
             ReadColumns.widen(get.getFamilyMap());
             get.setFilter(filterFor(ctx, snapshot, get.getFilter()));
@@ -63,10 +83,45 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Scan scan) throws IOException {
         Snapshot snapshot = snapshotOf(scan);
         if (snapshot != null) {
+            commitTableCheck.verify(scan, "scan", table);
             scan.readAllVersions();
             ReadColumns.widen(scan.getFamilyMap());
             scan.setFilter(filterFor(ctx, snapshot, scan.getFilter()));
         }
+    }
+
+    @Override
+    public void prePut(ObserverContext<RegionCoprocessorEnvironment> ctx, Put put, WALEdit edit) throws IOException {
+        commitTableCheck.verify(put, "put", table);
+    }
+
+    @Override
+    public void preStoreScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                    ScanOptions options) {
+        retention.forRead(options);
+    }
+
+    @Override
+    public void preFlushScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                    ScanOptions options, FlushLifeCycleTracker tracker) {
+        retention.forFlush(options);
+    }
+
+    @Override
+    public void preMemStoreCompactionCompactScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                                        Store store, ScanOptions options) {
+        retention.forFlush(options);
+    }
+
+    @Override
+    public void preCompactScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                      ScanType scanType, ScanOptions options, CompactionLifeCycleTracker tracker,
+                                      CompactionRequest request) {
+        retention.forCompaction(scanType, options);
+    }
+
+    private static TableName tableOf(ObserverContext<RegionCoprocessorEnvironment> ctx) {
+        return ctx.getEnvironment().getRegion().getTableDescriptor().getTableName();
     }
 
     private Filter filterFor(ObserverContext<RegionCoprocessorEnvironment> ctx, Snapshot snapshot, Filter user) {

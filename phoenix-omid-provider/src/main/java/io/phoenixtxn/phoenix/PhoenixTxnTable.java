@@ -87,7 +87,11 @@ final class PhoenixTxnTable implements Table {
 
     @Override
     public ResultScanner getScanner(Scan scan) throws IOException {
-        ResultScanner scanner = table.getScanner(tx(), scan);
+        // Phoenix puts its own server-time ranges on scans of transactional tables (CREATE INDEX's population:
+        // [lower bound, now in ms); post-DDL scans): they are not in the versions' domain, and Phoenix's own Omid
+        // table drops them likewise. The snapshot alone decides what the scan sees.
+        Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
+        ResultScanner scanner = table.getScanner(tx(), snapshotScan);
         IndexBuildProgress population = context.population();
         return population == null ? scanner : new CountingScanner(scanner, population);
     }

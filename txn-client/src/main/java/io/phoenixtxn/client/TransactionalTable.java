@@ -1,5 +1,6 @@
 package io.phoenixtxn.client;
 
+import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -7,6 +8,7 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.OperationWithAttributes;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
@@ -31,6 +33,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * One HBase table seen through a transaction. Writes become tentative cells at the write pointer and enter the
  * write set before they are sent (so even a failed send is rolled back). Reads carry the snapshot as an attribute;
  * the region observer filters them, so a read needs no extra versions or commit cells on the client.
+ *
+ * <p>Reads and tentative writes also name the commit table this client commits to
+ * ({@link SnapshotAttributes#COMMIT_TABLE}, from the table's configuration, as the client's own commit table is):
+ * a region server resolving against another table refuses them instead of misreading this client's commits.
+ *
+ * <p>Time ranges: a transactional read always sees its whole snapshot. Cell versions are write pointers, not
+ * commit times, so a time range (global or per family, or {@code Get.setTimestamp}) that would narrow the snapshot's
+ * {@code [0, maxVersionExclusive)} is refused with {@link IllegalArgumentException}; one that contains it (the
+ * default) is replaced by it. See {@link SnapshotTimeRange}.
  */
 public final class TransactionalTable implements Closeable {
     private static final Set<TableName> VERIFIED_TABLES = ConcurrentHashMap.newKeySet();
@@ -41,6 +52,8 @@ public final class TransactionalTable implements Closeable {
     private final byte[] nameBytes;
     private final long tableId;
     private volatile List<byte[]> families;
+    /** UTF-8 name of the commit table this client commits to; null when the table has no configuration. */
+    private final byte[] commitTable;
 
     TransactionalTable(Table table, boolean conflictFree) {
         this.table = table;
@@ -48,6 +61,17 @@ public final class TransactionalTable implements Closeable {
         this.name = table.getName();
         this.nameBytes = name.getNameAsString().getBytes(StandardCharsets.UTF_8);
         this.tableId = WriteSetHashing.tableId(nameBytes);
+        this.commitTable = commitTableOf(table);
+    }
+
+    /**
+     * The commit table a client of this table's connection commits to: {@link TxnClient} and Phoenix's client read
+     * it from the same configuration their connections are made of.
+     */
+    private static byte[] commitTableOf(Table table) {
+        org.apache.hadoop.conf.Configuration conf = table.getConfiguration();
+        return conf == null ? null
+                : TxnClientConfig.from(conf::get).commitTable().getBytes(StandardCharsets.UTF_8);
     }
 
     public TableName getName() {
@@ -164,24 +188,33 @@ public final class TransactionalTable implements Closeable {
 
     Get prepare(Transaction tx, Get get) throws IOException {
         verifyObserver();
-        Get prepared = new Get(get);
-        prepared.setTimeRange(0, tx.snapshot().maxVersionExclusive());
-        prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(tx.snapshot()));
+        Snapshot snapshot = tx.snapshot();
+        Get prepared = SnapshotTimeRange.apply(new Get(get), snapshot, name);
+        prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(snapshot));
+        nameCommitTable(prepared);
         return prepared;
     }
 
     Scan prepare(Transaction tx, Scan scan) throws IOException {
         verifyObserver();
-        Scan prepared = new Scan(scan);
-        prepared.setTimeRange(0, tx.snapshot().maxVersionExclusive());
-        prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(tx.snapshot()));
+        Snapshot snapshot = tx.snapshot();
+        Scan prepared = SnapshotTimeRange.apply(new Scan(scan), snapshot, name);
+        prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(snapshot));
+        nameCommitTable(prepared);
         return prepared;
+    }
+
+    private void nameCommitTable(OperationWithAttributes op) {
+        if (commitTable != null) {
+            op.setAttribute(SnapshotAttributes.COMMIT_TABLE, commitTable);
+        }
     }
 
     private void record(Transaction tx, Put tentative) {
         if (!tx.isRunning()) {
             throw new IllegalStateException("Transaction " + tx.txId() + " is " + tx.status() + "; begin a new one");
         }
+        nameCommitTable(tentative); // every tentative write passes here before it is sent
         WriteSet writes = tx.writeSet();
         byte[] row = tentative.getRow();
         for (Map.Entry<byte[], List<Cell>> family : tentative.getFamilyCellMap().entrySet()) {
