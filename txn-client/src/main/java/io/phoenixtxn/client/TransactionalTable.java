@@ -56,12 +56,17 @@ public final class TransactionalTable implements Closeable {
     private final byte[] commitTable;
 
     TransactionalTable(Table table, boolean conflictFree) {
+        this(table, conflictFree, commitTableOf(table));
+    }
+
+    /** @param commitTable UTF-8 name of the commit table the owning client commits to (null: not announced) */
+    TransactionalTable(Table table, boolean conflictFree, byte[] commitTable) {
         this.table = table;
         this.conflictFree = conflictFree;
         this.name = table.getName();
         this.nameBytes = name.getNameAsString().getBytes(StandardCharsets.UTF_8);
         this.tableId = WriteSetHashing.tableId(nameBytes);
-        this.commitTable = commitTableOf(table);
+        this.commitTable = commitTable;
     }
 
     /**

@@ -98,7 +98,8 @@ public final class TxnClient implements Closeable {
 
     /** Wraps a table for transactional reads and writes. {@code conflictFree}: writes skip conflict detection. */
     public TransactionalTable wrap(Table table, boolean conflictFree) {
-        return wrapTable(table, conflictFree);
+        // The commit table this client really commits to, which region servers check against theirs.
+        return new TransactionalTable(table, conflictFree, config.commitTable().getBytes(StandardCharsets.UTF_8));
     }
 
     /** Same as {@link #wrap}, for callers without a client (sub-task and decoded transactions). */
