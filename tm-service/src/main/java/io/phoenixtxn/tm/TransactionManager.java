@@ -28,10 +28,11 @@ public interface TransactionManager extends AutoCloseable {
     long fence(long tableId) throws TmException;
 
     /**
-     * Whether the TM decided to commit a transaction a reader found pending. The default answers UNKNOWN, which is
-     * always safe (the reader then waits and force-aborts, as in Omid LL).
+     * Whether the TM decided to commit a writer that a reader found pending, asked for a reader that started at
+     * {@code readerTxId}. The default answers UNKNOWN, which is always safe (the reader then waits and force-aborts,
+     * as in Omid LL).
      */
-    default PendingStatus pendingStatus(long txId) throws TmException {
+    default PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         return PendingStatus.unknown();
     }
 

@@ -122,9 +122,9 @@ public final class TransactionManagerCore implements TransactionManager {
     }
 
     @Override
-    public PendingStatus pendingStatus(long txId) throws TmException {
+    public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         checkServing();
-        return decisions.status(txId);
+        return decisions.status(writerTxId);
     }
 
     @Override

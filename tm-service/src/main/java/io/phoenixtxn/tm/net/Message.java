@@ -54,7 +54,7 @@ sealed interface Message {
         }
     }
 
-    record GetPendingStatus(long requestId, long txId) implements Request {
+    record GetPendingStatus(long requestId, long writerTxId, long readerTxId) implements Request {
         @Override
         public MessageType type() {
             return MessageType.PENDING_STATUS;

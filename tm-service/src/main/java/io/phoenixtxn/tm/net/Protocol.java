@@ -31,7 +31,7 @@ package io.phoenixtxn.tm.net;
  *   FENCE          0x04  table id (long)                                           -> TIMESTAMP
  *   LOW_WATER_MARK 0x05  -                                                        -> TIMESTAMP
  *   PING           0x06  -                                                        -> PONG
- *   PENDING_STATUS 0x07  txId (long)                                              -> STATUS
+ *   PENDING_STATUS 0x07  writer txId (long) | reader's start (long)               -> STATUS
  *
  *   HELLO_OK       0x41  protocol version (int) | server idle timeout (int, seconds)
  *   TIMESTAMP      0x42  timestamp (long)
@@ -51,7 +51,7 @@ final class Protocol {
     /** "PTXN": first four bytes of every HELLO payload; anything else is not our client. */
     static final int MAGIC = 0x5054_584E;
     static final String MAGIC_TEXT = "0x5054584E";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     static final int LENGTH_FIELD_BYTES = 4;
     /** Type byte plus request id: the part of a body that must be readable to answer with an ERROR. */

@@ -109,8 +109,8 @@ public final class RemoteTransactionManager implements TransactionManager {
     }
 
     @Override
-    public PendingStatus pendingStatus(long txId) throws TmException {
-        return await(pendingStatusAsync(txId), "PENDING_STATUS");
+    public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
+        return await(pendingStatusAsync(writerTxId, readerTxId), "PENDING_STATUS");
     }
 
     /** A start timestamp from the current primary, newer than its epoch. */
@@ -132,8 +132,8 @@ public final class RemoteTransactionManager implements TransactionManager {
     }
 
     /** What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}). */
-    public CompletableFuture<PendingStatus> pendingStatusAsync(long txId) {
-        return send(id -> new Message.GetPendingStatus(id, txId)).thenApply(reply -> {
+    public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
+        return send(id -> new Message.GetPendingStatus(id, writerTxId, readerTxId)).thenApply(reply -> {
             if (reply.response() instanceof Message.Status status) {
                 return status.toPendingStatus();
             }

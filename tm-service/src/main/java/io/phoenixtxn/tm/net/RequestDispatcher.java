@@ -68,7 +68,7 @@ final class RequestDispatcher implements AutoCloseable {
             } else if (request instanceof Message.GetLowWaterMark) {
                 return new Message.Timestamp(id, tm.lowWaterMark());
             } else if (request instanceof Message.GetPendingStatus query) {
-                PendingStatus status = tm.pendingStatus(query.txId());
+                PendingStatus status = tm.pendingStatus(query.writerTxId(), query.readerTxId());
                 return new Message.Status(id, status.kind(), status.commitTs());
             }
             throw new IllegalArgumentException(request.type() + " is answered by the connection, not the TM");

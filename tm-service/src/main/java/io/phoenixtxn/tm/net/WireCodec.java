@@ -42,7 +42,6 @@ final class WireCodec {
             case HELLO:
             case HELLO_OK:
             case FENCE:
-            case PENDING_STATUS:
             case TIMESTAMP:
             case COMMITTED:
                 return 8;
@@ -51,6 +50,8 @@ final class WireCodec {
                 return Math.toIntExact(commitBodyBytes(c.rowHashes().length, c.tableIds().length)
                         - Protocol.HEADER_BYTES);
             }
+            case PENDING_STATUS:
+                return 8 + 8;
             case ABORTED:
                 return 1;
             case STATUS:
@@ -72,7 +73,7 @@ final class WireCodec {
         } else if (message instanceof Message.Fence f) {
             out.writeLong(f.tableId());
         } else if (message instanceof Message.GetPendingStatus p) {
-            out.writeLong(p.txId());
+            out.writeLong(p.writerTxId()).writeLong(p.readerTxId());
         } else if (message instanceof Message.HelloOk ok) {
             out.writeInt(ok.version()).writeInt(ok.idleTimeoutSeconds());
         } else if (message instanceof Message.Timestamp t) {
@@ -136,8 +137,8 @@ final class WireCodec {
                 expectPayload(type, id, body, 0);
                 return new Message.Ping(id);
             case PENDING_STATUS:
-                expectPayload(type, id, body, 8);
-                return new Message.GetPendingStatus(id, body.readLong());
+                expectPayload(type, id, body, 8 + 8);
+                return new Message.GetPendingStatus(id, body.readLong(), body.readLong());
             case HELLO_OK:
                 expectPayload(type, id, body, 8);
                 return new Message.HelloOk(id, body.readInt(), body.readInt());

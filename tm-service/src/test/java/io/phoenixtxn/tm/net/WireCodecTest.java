@@ -27,7 +27,7 @@ class WireCodecTest {
                 new Message.Fence(3, -42L),
                 new Message.GetLowWaterMark(4),
                 new Message.Ping(5),
-                new Message.GetPendingStatus(14, 1234),
+                new Message.GetPendingStatus(14, 1234, 5678),
                 new Message.HelloOk(6, Protocol.VERSION, 60),
                 new Message.Timestamp(7, Long.MAX_VALUE),
                 new Message.Committed(8, 123_456_789L),
