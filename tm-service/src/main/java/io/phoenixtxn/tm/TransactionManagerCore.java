@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -37,11 +39,18 @@ public final class TransactionManagerCore implements TransactionManager {
      */
     public static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
                                                FenceStore fenceStore, Lease lease) throws TmException {
+        return start(config, clock, timestamps, fenceStore, lease, DecisionLog.DEFAULT_WAIT_MILLIS);
+    }
+
+    /** As above; a pending-status question waits at most {@code decisionWaitMillis} for a decision in progress. */
+    static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
+                                        FenceStore fenceStore, Lease lease, long decisionWaitMillis)
+            throws TmException {
         TimestampOracle oracle = new TimestampOracle(clock, timestamps, config.timestampReservationMs());
         TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease);
         long previousEpochMax = oracle.initialize();
         tm.lowWaterMark.raiseTo(previousEpochMax);
-        tm.decisions = new DecisionLog(config.decisionsRetained(), previousEpochMax);
+        tm.decisions = new DecisionLog(config.decisionsRetained(), previousEpochMax, decisionWaitMillis);
         tm.fences.load();
         return tm;
     }
@@ -121,9 +130,30 @@ public final class TransactionManagerCore implements TransactionManager {
         return CommitDecision.committed(commitTs);
     }
 
+    /** Blocks at most the decision-wait bound (see {@link #pendingStatusAsync}). */
     @Override
     public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
-        checkServing();
+        try {
+            return pendingStatusAsync(writerTxId, readerTxId).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof TmException cause) {
+                throw new TmException(cause.getMessage(), cause);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Answers at once, or when a commit of the writer in progress settles, or UNKNOWN after the decision-wait bound
+     * ({@link DecisionLog}); no thread waits meanwhile. Fails with a {@link TmException} when this TM is not serving.
+     */
+    @Override
+    public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
+        try {
+            checkServing();
+        } catch (TmException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         return decisions.status(writerTxId);
     }
 

@@ -132,6 +132,7 @@ public final class RemoteTransactionManager implements TransactionManager {
     }
 
     /** What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}). */
+    @Override
     public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
         return send(id -> new Message.GetPendingStatus(id, writerTxId, readerTxId)).thenApply(reply -> {
             if (reply.response() instanceof Message.Status status) {
@@ -208,7 +209,7 @@ public final class RemoteTransactionManager implements TransactionManager {
 
     /** Sends a request on a pooled connection; resends once, on a fresh connection, if it was never sent. */
     private CompletableFuture<Reply> send(LongFunction<Message.Request> request) {
-        return attempt(request).exceptionallyCompose(failure -> unwrap(failure) instanceof NotSentException
+        return attempt(request).exceptionallyCompose(failure -> Failures.unwrap(failure) instanceof NotSentException
                 ? onControlThread(() -> attempt(request))
                 : CompletableFuture.failedFuture(failure));
     }
@@ -246,7 +247,7 @@ public final class RemoteTransactionManager implements TransactionManager {
         try {
             return future.get(maxWaitMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            Throwable cause = unwrap(e.getCause());
+            Throwable cause = Failures.unwrap(e.getCause());
             // A new exception, so the caller's stack shows up next to the I/O thread's.
             throw cause instanceof TmException ? new TmException(cause.getMessage(), cause)
                     : new TmException(what + " failed unexpectedly: " + Failures.describe(cause), cause);
@@ -258,14 +259,6 @@ public final class RemoteTransactionManager implements TransactionManager {
             throw new TmException("Interrupted while waiting for the TM to answer " + what
                     + "; its outcome is unknown", e);
         }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     private static long timestamp(Reply reply, String what) {
