@@ -145,7 +145,15 @@ public final class TransactionManagerCore implements TransactionManager {
 
     /**
      * Answers at once, or when a commit of the writer in progress settles, or UNKNOWN after the decision-wait bound
-     * ({@link DecisionLog}); no thread waits meanwhile. Fails with a {@link TmException} when this TM is not serving.
+     * ({@link DecisionLog}); no thread waits meanwhile.
+     *
+     * <p>NOT_DECIDED promises that any later commit of the writer gets a commit timestamp above the reader's start.
+     * This TM can promise that only if it issued the reader's start (above its epoch base, at most its last
+     * timestamp): its own later commits draw above everything it issued, and a later primary's above everything it
+     * may issue. So it answers UNKNOWN for a reader it did not issue (a deposed primary asked by a reader of the new
+     * one), and for a writer id it never issued. Primacy is checked again once the answer is known, so a TM deposed
+     * meanwhile lets no answer out: the future fails with a {@link TmException}, as it does when this TM is not
+     * serving at all.
      */
     @Override
     public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
@@ -154,7 +162,20 @@ public final class TransactionManagerCore implements TransactionManager {
         } catch (TmException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return decisions.status(writerTxId);
+        long lastIssued = oracle.last();
+        boolean issuedHere = readerTxId > oracle.epochBase() && readerTxId <= lastIssued && writerTxId <= lastIssued;
+        CompletableFuture<PendingStatus> answer = issuedHere ? decisions.status(writerTxId)
+                : CompletableFuture.completedFuture(PendingStatus.unknown());
+        return answer.thenApply(this::leavingAsPrimary);
+    }
+
+    private PendingStatus leavingAsPrimary(PendingStatus answer) {
+        try {
+            checkServing();
+        } catch (TmException e) {
+            throw new CompletionException(e);
+        }
+        return answer;
     }
 
     @Override

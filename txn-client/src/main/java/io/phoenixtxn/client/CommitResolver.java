@@ -102,6 +102,10 @@ public final class CommitResolver {
         }
     }
 
+    /**
+     * Asks with the reader's start: only a TM that issued it can promise that the writer commits above it
+     * (NOT_DECIDED); any other TM, or no TM, answers UNKNOWN.
+     */
     private PendingStatus askTm(long writer, long readerTxId) {
         TransactionManager manager = tm == null ? null : tm.get();
         if (manager == null) {

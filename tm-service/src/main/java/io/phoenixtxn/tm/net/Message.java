@@ -89,7 +89,15 @@ sealed interface Message {
         }
     }
 
+    /** Only the TM's own reasons travel: client-side outcomes (a force-abort by a reader) have no wire code. */
     record Aborted(long requestId, AbortReason reason) implements Response {
+        public Aborted {
+            if (reason.wireCode() == AbortReason.NOT_A_TM_ANSWER) {
+                throw new IllegalArgumentException(reason + " is a client-side outcome, not a TM answer: it has no"
+                        + " code in the TM protocol");
+            }
+        }
+
         @Override
         public MessageType type() {
             return MessageType.ABORTED;

@@ -134,12 +134,8 @@ public final class RemoteTransactionManager implements TransactionManager {
     /** What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}). */
     @Override
     public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
-        return send(id -> new Message.GetPendingStatus(id, writerTxId, readerTxId)).thenApply(reply -> {
-            if (reply.response() instanceof Message.Status status) {
-                return status.toPendingStatus();
-            }
-            throw new CompletionException(unexpected(reply, "PENDING_STATUS", MessageType.STATUS));
-        });
+        return send(id -> new Message.GetPendingStatus(id, writerTxId, readerTxId))
+                .thenApply(this::pendingStatus);
     }
 
     /** Connections opened so far, reconnects included (monitoring, tests). */
@@ -277,6 +273,24 @@ public final class RemoteTransactionManager implements TransactionManager {
             return CommitDecision.aborted(aborted.reason());
         }
         throw new CompletionException(unexpected(reply, "COMMIT", MessageType.COMMITTED));
+    }
+
+    /**
+     * The answer of a STATUS reply, or UNKNOWN if it comes from a primary of an older epoch than the newest one the
+     * resolver reported: a deposed primary cannot vouch for a reader of its successor (its connection is closed).
+     */
+    private PendingStatus pendingStatus(Reply reply) {
+        if (!(reply.response() instanceof Message.Status status)) {
+            throw new CompletionException(unexpected(reply, "PENDING_STATUS", MessageType.STATUS));
+        }
+        TmEndpoint from = reply.connection().endpoint();
+        long floor = pool.epochFloor();
+        if (from.epoch() < floor) {
+            reply.connection().close("the TM at " + from.address() + " serves epoch " + from.epoch()
+                    + ", older than the current primary's epoch " + floor + ", so it is a deposed primary");
+            return PendingStatus.unknown();
+        }
+        return status.toPendingStatus();
     }
 
     private static TmException unexpected(Reply reply, String what, MessageType expected) {

@@ -4,6 +4,7 @@ import io.phoenixtxn.tm.InMemoryTimestampStorage;
 import io.phoenixtxn.tm.Clock;
 import io.phoenixtxn.tm.FenceStore;
 import io.phoenixtxn.tm.Lease;
+import io.phoenixtxn.tm.PendingStatus;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
@@ -150,6 +151,28 @@ class FailoverTest {
         TmException e = assertThrows(TmException.class, client::begin);
         assertTrue(e.getMessage().contains("deposed primary"), e.getMessage());
         assertTrue(e.getMessage().contains("retry the transaction"), e.getMessage());
+    }
+
+    @Test
+    void statusFromAPrimaryOfAnOlderEpochIsUnknown() throws Exception {
+        BlockingTm oldTm = track(new BlockingTm(track(NetTestSupport.newCore())));
+        oldTm.holdStatusAnswers();
+        oldTm.answerHeldStatus(PendingStatus.notDecided()); // whatever it is asked
+        long epoch = oldTm.begin() + 1_000_000 * TimestampLayout.UNITS_PER_MILLI;
+        TmServer oldPrimary = track(NetTestSupport.startServer(oldTm));
+        TmServer newPrimary = track(NetTestSupport.startServer(track(coreAbove(epoch))));
+        SwitchableResolver resolver = new SwitchableResolver(NetTestSupport.endpoint(oldPrimary, 0));
+        RemoteTransactionManager client = track(RemoteTransactionManager.connect(resolver,
+                NetTestSupport.clientConfig().withConnections(2)));
+
+        // The second connection learns the new epoch; the first still leads to the old primary.
+        resolver.moveSilently(NetTestSupport.endpoint(newPrimary, epoch));
+        long reader = client.begin();
+        assertEquals(1, newPrimary.connectionCount());
+        assertEquals(1, oldPrimary.connectionCount());
+
+        assertEquals(PendingStatus.Kind.UNKNOWN, client.pendingStatus(reader - TimestampLayout.SLOT_WIDTH, reader)
+                .kind());
     }
 
     @Test
