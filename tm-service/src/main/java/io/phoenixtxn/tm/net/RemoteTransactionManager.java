@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
@@ -36,6 +37,12 @@ import java.util.function.Supplier;
  * <p>A {@code begin} answered with a timestamp at or below the current primary's epoch comes from a deposed
  * primary (a late answer); it is discarded and retried once against the resolver's current primary.
  *
+ * <p>Pending-status questions come from readers that hold a region server's RPC handler, so they never wait for a
+ * connection or for discovery: without a usable connection they answer UNKNOWN at once and the client reconnects
+ * on its control thread; an answer that takes longer than {@link RemoteTmConfig#statusTimeoutMs()} is UNKNOWN; and
+ * an answer from a primary of an older epoch than the newest known is UNKNOWN. UNKNOWN is always safe: the reader
+ * falls back to Omid LL's wait-then-force-abort.
+ *
  * <p>Futures of the {@code *Async} methods complete on I/O threads: chain slow work with the {@code *Async}
  * stages of {@link CompletableFuture}. Their failures are {@link TmException}s (wrapped in
  * {@link CompletionException} when seen through {@code join} or a dependent stage).
@@ -51,6 +58,8 @@ public final class RemoteTransactionManager implements TransactionManager {
     private final AtomicLong requestIds = new AtomicLong();
     private final ConnectionPool pool;
     private final ExecutorService control;
+    /** A background reconnect for pending-status questions is queued or running (one at a time). */
+    private final AtomicBoolean reconnecting = new AtomicBoolean();
     /**
      * Longest a blocking call waits: two attempts, each a connect, a handshake (connect + request timeout) and a
      * request. A safety net only: every step has its own, shorter timeout.
@@ -108,6 +117,7 @@ public final class RemoteTransactionManager implements TransactionManager {
         return await(lowWaterMarkAsync(), "LOW_WATER_MARK");
     }
 
+    /** Blocks at most {@link RemoteTmConfig#statusTimeoutMs()}, never for a connection or a primary. */
     @Override
     public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         return await(pendingStatusAsync(writerTxId, readerTxId), "PENDING_STATUS");
@@ -131,16 +141,36 @@ public final class RemoteTransactionManager implements TransactionManager {
         return send(Message.GetLowWaterMark::new).thenApply(reply -> timestamp(reply, "LOW_WATER_MARK"));
     }
 
-    /** What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}). */
+    /**
+     * What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}),
+     * within {@link RemoteTmConfig#statusTimeoutMs()}: UNKNOWN at once without a usable connection, UNKNOWN when the
+     * budget runs out. Fails only when the TM answers with an error (or the connection breaks mid-question).
+     */
     @Override
     public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
-        return send(id -> new Message.GetPendingStatus(id, writerTxId, readerTxId))
-                .thenApply(this::pendingStatus);
+        if (closed) {
+            return CompletableFuture.failedFuture(new TmException(CLOSED));
+        }
+        ClientConnection connection = pool.usable();
+        if (connection == null) {
+            reconnectInBackground();
+            return CompletableFuture.completedFuture(PendingStatus.unknown());
+        }
+        Message.Request question = new Message.GetPendingStatus(requestIds.incrementAndGet(), writerTxId, readerTxId);
+        return connection.call(question)
+                .thenApply(response -> pendingStatus(new Reply(connection, response)))
+                .orTimeout(config.statusTimeoutMs(), TimeUnit.MILLISECONDS)
+                .exceptionally(failure -> unanswered(connection, failure));
     }
 
     /** Connections opened so far, reconnects included (monitoring, tests). */
     long connectionsOpened() {
         return pool.connectionsOpened();
+    }
+
+    /** Connections that are up right now (monitoring, tests). */
+    int usableConnections() {
+        return pool.usableConnections();
     }
 
     /**
@@ -216,6 +246,43 @@ public final class RemoteTransactionManager implements TransactionManager {
         }
         return pool.acquire().thenCompose(connection -> connection.call(request.apply(requestIds.incrementAndGet()))
                 .thenApply(response -> new Reply(connection, response)));
+    }
+
+    /**
+     * A pending-status question that got no answer: UNKNOWN if its budget ran out (the connection is then skipped
+     * by later questions until it answers something) or it was never sent; any other failure stays one.
+     */
+    private static PendingStatus unanswered(ClientConnection connection, Throwable failure) {
+        Throwable cause = Failures.unwrap(failure);
+        if (cause instanceof TimeoutException) {
+            connection.markOverdue();
+            return PendingStatus.unknown();
+        }
+        if (cause instanceof NotSentException) {
+            return PendingStatus.unknown();
+        }
+        throw failure instanceof CompletionException wrapped ? wrapped : new CompletionException(cause);
+    }
+
+    /**
+     * Reconnects empty or broken slots on the control thread, where waiting for discovery holds up no caller; a
+     * pending-status question that found no connection asks for it and does not wait.
+     */
+    private void reconnectInBackground() {
+        if (closed || !reconnecting.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            control.execute(() -> {
+                try {
+                    pool.connectIdleSlots();
+                } finally {
+                    reconnecting.set(false);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            reconnecting.set(false);
+        }
     }
 
     /** Runs {@code step} on the control thread: it may call the resolver, which may block. */
