@@ -150,5 +150,10 @@ class SnapshotReadFilterTest {
         public synchronized void delete(long txId) {
             entries.remove(txId);
         }
+
+        @Override
+        public java.util.stream.Stream<CommittedEntry> committedBefore(long txIdBelow) {
+            return java.util.stream.Stream.empty(); // the read path never scans the commit table
+        }
     }
 }

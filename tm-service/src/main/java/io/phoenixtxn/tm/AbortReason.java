@@ -26,6 +26,43 @@ public enum AbortReason {
         return explanation;
     }
 
+    /**
+     * This reason's code in the TM protocol's ABORTED answer, fixed whatever the order of the constants, or
+     * {@link #NOT_A_TM_ANSWER} for outcomes only a client reaches (the TM never sends them). Codes are never reused.
+     */
+    public int wireCode() {
+        switch (this) {
+            case CONFLICT:
+                return 1;
+            case FENCE:
+                return 2;
+            case BELOW_LOW_WATER_MARK:
+                return 3;
+            case CONFLICT_HISTORY_FULL:
+                return 4;
+            case LEASE_LOST:
+                return 5;
+            default:
+                return NOT_A_TM_ANSWER;
+        }
+    }
+
+    /** The TM's abort reason with this code, or null if this version of the protocol has none. */
+    public static AbortReason ofWireCode(int code) {
+        if (code == NOT_A_TM_ANSWER) {
+            return null;
+        }
+        for (AbortReason reason : values()) {
+            if (reason.wireCode() == code) {
+                return reason;
+            }
+        }
+        return null;
+    }
+
+    /** The {@link #wireCode()} of outcomes that never travel from the TM. */
+    public static final int NOT_A_TM_ANSWER = 0;
+
     /** Aborts a retry of the same transaction can get past. */
     public boolean isRetryable() {
         return this != CLIENT_ROLLBACK;

@@ -12,7 +12,30 @@ package io.phoenixtxn.tm;
  * </ul>
  */
 public final class PendingStatus {
-    public enum Kind { NOT_DECIDED, DECIDED, UNKNOWN }
+    /** The kinds of answer, each with its code in the TM protocol's STATUS message (fixed, unlike the order). */
+    public enum Kind {
+        NOT_DECIDED(1), DECIDED(2), UNKNOWN(3);
+
+        private final int wireCode;
+
+        Kind(int wireCode) {
+            this.wireCode = wireCode;
+        }
+
+        public int wireCode() {
+            return wireCode;
+        }
+
+        /** The kind with this code, or null if this version of the protocol has none. */
+        public static Kind ofWireCode(int code) {
+            for (Kind kind : values()) {
+                if (kind.wireCode == code) {
+                    return kind;
+                }
+            }
+            return null;
+        }
+    }
 
     private static final PendingStatus NOT_DECIDED = new PendingStatus(Kind.NOT_DECIDED, -1);
     private static final PendingStatus UNKNOWN = new PendingStatus(Kind.UNKNOWN, -1);

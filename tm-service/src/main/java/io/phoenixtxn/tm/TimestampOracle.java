@@ -10,6 +10,21 @@ import java.util.concurrent.atomic.AtomicLong;
  * slot starts; the oracle follows the wall clock when it can and runs ahead of it when it must (more than one slot
  * per 950 ns, or a wall clock that stepped back), so it is monotonic across restarts and failovers: the first
  * timestamp of a new primary is above every timestamp the storage ever allowed an older primary to issue.
+ *
+ * <p>Thread safety: every method may be called from any thread (TM workers issue timestamps, HA housekeeping
+ * extends the reservation ahead of them). Who writes what:
+ * <ul>
+ *   <li>{@code last}: advanced only by compare-and-set in {@link #next()}, lock-free, so it strictly increases and
+ *       every timestamp is issued once; set by {@link #initialize()}, which runs before any {@code next()}.</li>
+ *   <li>{@code reservedMax}: written only under this object's monitor ({@code initialize},
+ *       {@code extendReservation}), and only after the storage's compare-and-set made the new bound durable; it
+ *       only grows. {@code next()} reads it without the lock: a timestamp is issued only if it is at or below a
+ *       bound that is already durable, which is what makes a later primary start above it.</li>
+ *   <li>{@code epochBase}: written once, by {@code initialize()}.</li>
+ * </ul>
+ * The monitor is held across the storage round trip (a ZooKeeper compare-and-set under HA), so callers that need a
+ * new epoch queue behind it while callers inside the current reservation do not wait. A lost compare-and-set throws
+ * {@link LostPrimacyException} and leaves the reservation as it was: this oracle issues nothing above it, ever.
  */
 public final class TimestampOracle {
     private final Clock clock;

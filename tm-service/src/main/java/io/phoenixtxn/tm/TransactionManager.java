@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * The control plane of every transaction (FAST'17 sec. 5.3, VLDB'18 Alg. 2). Implemented in process by
  * {@link TransactionManagerCore} and over the network by the TM client; callers cannot tell the two apart.
@@ -40,11 +42,24 @@ public interface TransactionManager extends AutoCloseable {
     long fence(long tableId) throws TmException;
 
     /**
-     * Whether the TM decided to commit a transaction a reader found pending. The default answers UNKNOWN, which is
-     * always safe (the reader then waits and force-aborts, as in Omid LL).
+     * Whether the TM decided to commit a writer that a reader found pending, asked for a reader that started at
+     * {@code readerTxId}. The default answers UNKNOWN, which is always safe (the reader then waits and force-aborts,
+     * as in Omid LL).
      */
-    default PendingStatus pendingStatus(long txId) throws TmException {
+    default PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         return PendingStatus.unknown();
+    }
+
+    /**
+     * {@link #pendingStatus} as a future, for callers that must not hold a thread while the TM waits for a decision
+     * in progress (the TM server's workers). Failures are {@link TmException}s. The default runs the blocking call.
+     */
+    default CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
+        try {
+            return CompletableFuture.completedFuture(pendingStatus(writerTxId, readerTxId));
+        } catch (TmException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Transactions that started below this timestamp can no longer commit. */

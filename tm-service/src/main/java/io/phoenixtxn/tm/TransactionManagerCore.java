@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -37,11 +39,18 @@ public final class TransactionManagerCore implements TransactionManager {
      */
     public static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
                                                FenceStore fenceStore, Lease lease) throws TmException {
+        return start(config, clock, timestamps, fenceStore, lease, DecisionLog.DEFAULT_WAIT_MILLIS);
+    }
+
+    /** As above; a pending-status question waits at most {@code decisionWaitMillis} for a decision in progress. */
+    static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
+                                        FenceStore fenceStore, Lease lease, long decisionWaitMillis)
+            throws TmException {
         TimestampOracle oracle = new TimestampOracle(clock, timestamps, config.timestampReservationMs());
         TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease);
         long previousEpochMax = oracle.initialize();
         tm.lowWaterMark.raiseTo(previousEpochMax);
-        tm.decisions = new DecisionLog(config.decisionsRetained(), previousEpochMax);
+        tm.decisions = new DecisionLog(config.decisionsRetained(), previousEpochMax, decisionWaitMillis);
         tm.fences.load();
         return tm;
     }
@@ -131,10 +140,52 @@ public final class TransactionManagerCore implements TransactionManager {
         return CommitDecision.committed(commitTs);
     }
 
+    /** Blocks at most the decision-wait bound (see {@link #pendingStatusAsync}). */
     @Override
-    public PendingStatus pendingStatus(long txId) throws TmException {
-        checkServing();
-        return decisions.status(txId);
+    public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
+        try {
+            return pendingStatusAsync(writerTxId, readerTxId).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof TmException cause) {
+                throw new TmException(cause.getMessage(), cause);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Answers at once, or when a commit of the writer in progress settles, or UNKNOWN after the decision-wait bound
+     * ({@link DecisionLog}); no thread waits meanwhile.
+     *
+     * <p>NOT_DECIDED promises that any later commit of the writer gets a commit timestamp above the reader's start.
+     * This TM can promise that only if it issued the reader's start (above its epoch base, at most its last
+     * timestamp): its own later commits draw above everything it issued, and a later primary's above everything it
+     * may issue. So it answers UNKNOWN for a reader it did not issue (a deposed primary asked by a reader of the new
+     * one), and for a writer id it never issued. Primacy is checked again once the answer is known, so a TM deposed
+     * meanwhile lets no answer out: the future fails with a {@link TmException}, as it does when this TM is not
+     * serving at all.
+     */
+    @Override
+    public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
+        try {
+            checkServing();
+        } catch (TmException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        long lastIssued = oracle.last();
+        boolean issuedHere = readerTxId > oracle.epochBase() && readerTxId <= lastIssued && writerTxId <= lastIssued;
+        CompletableFuture<PendingStatus> answer = issuedHere ? decisions.status(writerTxId)
+                : CompletableFuture.completedFuture(PendingStatus.unknown());
+        return answer.thenApply(this::leavingAsPrimary);
+    }
+
+    private PendingStatus leavingAsPrimary(PendingStatus answer) {
+        try {
+            checkServing();
+        } catch (TmException e) {
+            throw new CompletionException(e);
+        }
+        return answer;
     }
 
     @Override

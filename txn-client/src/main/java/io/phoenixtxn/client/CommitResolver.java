@@ -72,7 +72,7 @@ public final class CommitResolver {
         ProtocolHooks.current().onPendingVersion(writer);
         CommitTable.Entry entry = commitTable.lookup(writer);
         if (entry.state() == CommitTable.Entry.State.ABSENT) {
-            PendingStatus status = askTm(writer);
+            PendingStatus status = askTm(writer, readerTxId);
             if (status.kind() == PendingStatus.Kind.NOT_DECIDED) {
                 return Visibility.NOT_COMMITTED;
             }
@@ -102,13 +102,17 @@ public final class CommitResolver {
         }
     }
 
-    private PendingStatus askTm(long writer) {
+    /**
+     * Asks with the reader's start: only a TM that issued it can promise that the writer commits above it
+     * (NOT_DECIDED); any other TM, or no TM, answers UNKNOWN.
+     */
+    private PendingStatus askTm(long writer, long readerTxId) {
         TransactionManager manager = tm == null ? null : tm.get();
         if (manager == null) {
             return PendingStatus.unknown();
         }
         try {
-            return manager.pendingStatus(writer);
+            return manager.pendingStatus(writer, readerTxId);
         } catch (TmException e) {
             LOG.debug("TM could not tell the status of pending transaction {}: {}", writer, e.getMessage());
             return PendingStatus.unknown();

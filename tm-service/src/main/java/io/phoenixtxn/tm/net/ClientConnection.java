@@ -50,6 +50,8 @@ final class ClientConnection {
     private volatile String closedBecause;
     /** The server closed the channel before this client did (a TLS-only server does so to plain clients). */
     private volatile boolean closedByPeer;
+    /** A caller gave up waiting for an answer here (a pending-status budget ran out); cleared by any answer. */
+    private volatile boolean overdue;
 
     private ClientConnection(TmEndpoint endpoint, RemoteTmConfig config, LongSupplier requestIds) {
         this.endpoint = endpoint;
@@ -171,6 +173,19 @@ final class ClientConnection {
         return closedBecause == null && ch != null && ch.isActive();
     }
 
+    /**
+     * Usable, and no caller gave up on it since it last answered: callers on a short budget skip a connection whose
+     * TM went quiet, instead of each paying the budget until the request timeout closes it.
+     */
+    boolean isResponsive() {
+        return !overdue && isUsable();
+    }
+
+    /** A caller stopped waiting for an answer on this connection; it is not closed (its TM may just be slow). */
+    void markOverdue() {
+        overdue = true;
+    }
+
     /** Closes the channel and fails every in-flight request with {@code reason}. Idempotent. */
     void close(String reason) {
         synchronized (this) {
@@ -215,6 +230,7 @@ final class ClientConnection {
     }
 
     private void answer(Message.Response response) {
+        overdue = false;
         long id = response.requestId();
         if (id == Protocol.CONNECTION_REQUEST_ID && response instanceof Message.ErrorReply error) {
             close("the TM at " + endpoint.address() + " closed the connection: " + error.message());

@@ -18,6 +18,10 @@ import java.util.function.Predicate;
  * lazily, by the first request that finds it empty, closed or failed, to wherever the resolver says the primary is
  * at that moment; requests arriving while it connects share the same attempt. The pool also keeps the epoch floor:
  * the highest epoch the resolver ever reported.
+ *
+ * <p>No lock is held while the resolver is asked (it may wait for a primary to be elected, up to the discovery
+ * timeout): a request claims an empty slot by compare-and-set and connects it on its own thread, so a request
+ * waiting for discovery never holds up requests on other slots, {@link #usable()} or {@link #close()}.
  */
 final class ConnectionPool implements AutoCloseable {
     private final TmEndpointResolver resolver;
@@ -40,31 +44,80 @@ final class ConnectionPool implements AutoCloseable {
         this.slots = new AtomicReferenceArray<>(config.connections());
     }
 
-    /** A connection for one request. May block briefly in the resolver when a slot needs a new connection. */
+    /**
+     * A connection for one request. Blocks in the resolver when the slot needs a new connection and no primary is
+     * known yet (up to the discovery timeout): callers that must not wait use {@link #usable()}.
+     */
     CompletableFuture<ClientConnection> acquire() {
-        int slot = Math.floorMod(nextSlot.getAndIncrement(), slots.length());
-        CompletableFuture<ClientConnection> current = slots.get(slot);
-        if (!closed && isLiveOrConnecting(current)) {
-            return current;
+        return acquire(Math.floorMod(nextSlot.getAndIncrement(), slots.length()));
+    }
+
+    /**
+     * A connection that is up and answering, from any slot (round robin first), never connecting and never asking
+     * the resolver; null if there is none. Connections to a primary of an older epoch than the floor are skipped.
+     */
+    ClientConnection usable() {
+        int first = nextSlot.getAndIncrement();
+        long floor = epochFloor.get();
+        for (int i = 0; i < slots.length(); i++) {
+            CompletableFuture<ClientConnection> slot = slots.get(Math.floorMod(first + i, slots.length()));
+            if (slot != null && slot.isDone() && !slot.isCompletedExceptionally()) {
+                ClientConnection connection = slot.join();
+                if (connection.isResponsive() && connection.endpoint().epoch() >= floor) {
+                    return connection;
+                }
+            }
         }
-        synchronized (this) {
+        return null;
+    }
+
+    /**
+     * Connects every slot that has no connection and is not connecting. Runs on the client's control thread: it may
+     * wait in the resolver for a primary.
+     */
+    void connectIdleSlots() {
+        for (int slot = 0; slot < slots.length(); slot++) {
+            acquire(slot);
+        }
+    }
+
+    private CompletableFuture<ClientConnection> acquire(int slot) {
+        while (true) {
             if (closed) {
                 return CompletableFuture.failedFuture(new TmException(RemoteTransactionManager.CLOSED));
             }
-            current = slots.get(slot);
+            CompletableFuture<ClientConnection> current = slots.get(slot);
             if (isLiveOrConnecting(current)) {
                 return current;
             }
-            TmEndpoint endpoint;
-            try {
-                endpoint = currentEndpoint();
-            } catch (TmException e) {
-                return CompletableFuture.failedFuture(e);
+            CompletableFuture<ClientConnection> claim = new CompletableFuture<>();
+            if (slots.compareAndSet(slot, current, claim)) {
+                connect(claim);
+                return claim;
             }
-            CompletableFuture<ClientConnection> fresh = ClientConnection.open(group, endpoint, config, requestIds);
+        }
+    }
+
+    /** Finds the primary and opens a connection into a claimed slot; always completes {@code claim}. */
+    private void connect(CompletableFuture<ClientConnection> claim) {
+        try {
+            TmEndpoint endpoint = currentEndpoint();
+            // Checked after the claim is visible: close() either sees the claim (and closes what it becomes) or
+            // set the flag before this read.
+            if (closed) {
+                claim.completeExceptionally(new TmException(RemoteTransactionManager.CLOSED));
+                return;
+            }
             connectionsOpened.incrementAndGet();
-            slots.set(slot, fresh);
-            return fresh;
+            ClientConnection.open(group, endpoint, config, requestIds).whenComplete((connection, failure) -> {
+                if (failure == null) {
+                    claim.complete(connection);
+                } else {
+                    claim.completeExceptionally(failure);
+                }
+            });
+        } catch (TmException | RuntimeException e) {
+            claim.completeExceptionally(e);
         }
     }
 
@@ -90,6 +143,18 @@ final class ConnectionPool implements AutoCloseable {
 
     long connectionsOpened() {
         return connectionsOpened.get();
+    }
+
+    /** Slots holding a connection that is up (monitoring, tests). */
+    int usableConnections() {
+        int usable = 0;
+        for (int i = 0; i < slots.length(); i++) {
+            CompletableFuture<ClientConnection> slot = slots.get(i);
+            if (slot != null && slot.isDone() && !slot.isCompletedExceptionally() && slot.join().isUsable()) {
+                usable++;
+            }
+        }
+        return usable;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm.net;
 
+import java.util.concurrent.CompletionException;
+
 /** Turns exceptions into short, readable causes for error messages and logs. */
 final class Failures {
     /** Some causes carry whole packets as hex (Netty's NotSslRecordException): keep messages readable. */
@@ -15,6 +17,15 @@ final class Failures {
             }
         }
         return false;
+    }
+
+    /** The failure inside {@link CompletionException} wrappers (what a dependent stage of a future sees). */
+    static Throwable unwrap(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     /** The innermost cause as "SimpleName: message" (wrappers such as DecoderException add nothing). */

@@ -55,7 +55,7 @@ sealed interface Message {
         }
     }
 
-    record GetPendingStatus(long requestId, long txId) implements Request {
+    record GetPendingStatus(long requestId, long writerTxId, long readerTxId) implements Request {
         @Override
         public MessageType type() {
             return MessageType.PENDING_STATUS;
@@ -90,7 +90,15 @@ sealed interface Message {
         }
     }
 
+    /** Only the TM's own reasons travel: client-side outcomes (a force-abort by a reader) have no wire code. */
     record Aborted(long requestId, AbortReason reason) implements Response {
+        public Aborted {
+            if (reason.wireCode() == AbortReason.NOT_A_TM_ANSWER) {
+                throw new IllegalArgumentException(reason + " is a client-side outcome, not a TM answer: it has no"
+                        + " code in the TM protocol");
+            }
+        }
+
         @Override
         public MessageType type() {
             return MessageType.ABORTED;

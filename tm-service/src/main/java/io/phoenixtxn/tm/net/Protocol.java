@@ -31,21 +31,31 @@ package io.phoenixtxn.tm.net;
  *   FENCE          0x04  table id (long)                                           -> TIMESTAMP
  *   LOW_WATER_MARK 0x05  -                                                        -> TIMESTAMP
  *   PING           0x06  -                                                        -> PONG
- *   PENDING_STATUS 0x07  txId (long)                                              -> STATUS
+ *   PENDING_STATUS 0x07  writer txId (long) | reader's start (long)               -> STATUS
  *
  *   HELLO_OK       0x41  protocol version (int) | server idle timeout (int, seconds)
  *   TIMESTAMP      0x42  timestamp (long)
  *   COMMITTED      0x43  commit timestamp (long)
- *   ABORTED        0x44  reason (1 byte: {@link io.phoenixtxn.tm.AbortReason} ordinal)
+ *   ABORTED        0x44  reason (1 byte: {@link io.phoenixtxn.tm.AbortReason#wireCode()})
  *   ERROR          0x45  message (UTF-8, rest of the frame)
  *   PONG           0x46  -
- *   STATUS         0x47  kind (1 byte: {@link io.phoenixtxn.tm.PendingStatus.Kind} ordinal) | commit ts (long)
+ *   STATUS         0x47  kind (1 byte: {@link io.phoenixtxn.tm.PendingStatus.Kind#wireCode()}) | commit ts (long)
  * </pre>
  * Any request may be answered by ERROR. Requests are pipelined: a client sends many before the first answer, and
- * answers come back in any order, matched by request id. The ABORTED reason and the STATUS kind are enum
- * ordinals, so {@code AbortReason} and {@code PendingStatus.Kind} constants may be appended but never reordered
- * without a new protocol version. A HELLO with
- * another version gets an ERROR naming both versions, then the server closes the connection.
+ * answers come back in any order, matched by request id. The ABORTED reason and the STATUS kind are explicit codes
+ * (ABORTED: 1 CONFLICT, 2 FENCE, 3 BELOW_LOW_WATER_MARK, 4 CONFLICT_HISTORY_FULL, 5 LEASE_LOST; STATUS: 1
+ * NOT_DECIDED, 2 DECIDED, 3 UNKNOWN), independent of the enums' declaration order; a code is never reused, and a
+ * new one needs a new protocol version. A HELLO with another version gets an ERROR naming both versions, then the
+ * server closes the connection.
+ *
+ * <h2>Pending status</h2>
+ * PENDING_STATUS names the reader's start as well as the writer: a TM answers NOT_DECIDED only for a reader whose
+ * start it issued (see {@code TransactionManagerCore.pendingStatusAsync}), and a client takes a STATUS only from a
+ * connection to a primary of the current epoch (else UNKNOWN).
+ *
+ * <h2>Versions</h2>
+ * 1: first version. 2: COMMIT carries the conflict window's start (replays); PENDING_STATUS carries the reader's start; ABORTED and STATUS carry explicit codes instead
+ * of enum ordinals.
  */
 final class Protocol {
     /** "PTXN": first four bytes of every HELLO payload; anything else is not our client. */

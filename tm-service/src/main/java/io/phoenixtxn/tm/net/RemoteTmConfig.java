@@ -14,6 +14,8 @@ public final class RemoteTmConfig {
     public static final String CONNECT_TIMEOUT_MS = "phoenix.txn.tm.client.connect.timeout.ms";
     public static final String PING_INTERVAL_MS = "phoenix.txn.tm.client.ping.interval.ms";
     public static final String MAX_FRAME_BYTES = "phoenix.txn.tm.client.max.frame.bytes";
+    /** How long a pending-status question (a reader on a region server) waits for the TM before it is UNKNOWN. */
+    public static final String STATUS_TIMEOUT_MS = "phoenix.txn.tm.client.status.timeout.ms";
     /** TLS on (true/false); trusts {@link #TLS_TRUST_FILE} if set, else the JDK's default trust store. */
     public static final String TLS_ENABLED = "phoenix.txn.tm.client.tls.enabled";
     /** PEM certificates to trust for the TM server (a CA or the server's self-signed certificate). */
@@ -25,6 +27,14 @@ public final class RemoteTmConfig {
     public static final int DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
     public static final int DEFAULT_PING_INTERVAL_MS = 10_000;
     public static final int DEFAULT_MAX_FRAME_BYTES = Protocol.DEFAULT_MAX_FRAME_BYTES;
+    /**
+     * A healthy TM answers within a round trip; it may itself wait up to 200 ms for a decision in progress
+     * ({@code DecisionLog}). 500 ms covers that wait, the round trip and a young-generation GC pause on either
+     * side, so a healthy TM is practically never cut off (a cut-off answer is UNKNOWN, which may cost an in-flight
+     * writer a force-abort); and it is a tenth of the request timeout, paid once per connection during an outage
+     * (a connection that let a question time out is not asked again until it answers something).
+     */
+    public static final int DEFAULT_STATUS_TIMEOUT_MS = 500;
     private static final int MIN_MAX_FRAME_BYTES = 1024;
     private static final int MAX_MILLIS = 3_600_000;
 
@@ -33,16 +43,18 @@ public final class RemoteTmConfig {
     private final int connectTimeoutMs;
     private final int pingIntervalMs;
     private final int maxFrameBytes;
+    private final int statusTimeoutMs;
     private final SslContext sslContext;
 
     private RemoteTmConfig(int connections, int requestTimeoutMs, int connectTimeoutMs, int pingIntervalMs,
-                           int maxFrameBytes, SslContext sslContext) {
+                           int maxFrameBytes, int statusTimeoutMs, SslContext sslContext) {
         this.connections = (int) ConfigValues.checkRange(CONNECTIONS, connections, 1, 64);
         this.requestTimeoutMs = (int) ConfigValues.checkRange(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, MAX_MILLIS);
         this.connectTimeoutMs = (int) ConfigValues.checkRange(CONNECT_TIMEOUT_MS, connectTimeoutMs, 1, MAX_MILLIS);
         this.pingIntervalMs = (int) ConfigValues.checkRange(PING_INTERVAL_MS, pingIntervalMs, 1, MAX_MILLIS);
         this.maxFrameBytes = (int) ConfigValues.checkRange(MAX_FRAME_BYTES, maxFrameBytes, MIN_MAX_FRAME_BYTES,
                 TmServerConfig.MAX_MAX_FRAME_BYTES);
+        this.statusTimeoutMs = (int) ConfigValues.checkRange(STATUS_TIMEOUT_MS, statusTimeoutMs, 1, MAX_MILLIS);
         this.sslContext = sslContext;
     }
 
@@ -69,6 +81,7 @@ public final class RemoteTmConfig {
                 (int) ConfigValues.number(lookup, PING_INTERVAL_MS, DEFAULT_PING_INTERVAL_MS, 1, MAX_MILLIS),
                 (int) ConfigValues.number(lookup, MAX_FRAME_BYTES, DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES,
                         TmServerConfig.MAX_MAX_FRAME_BYTES),
+                (int) ConfigValues.number(lookup, STATUS_TIMEOUT_MS, DEFAULT_STATUS_TIMEOUT_MS, 1, MAX_MILLIS),
                 ssl);
     }
 
@@ -103,6 +116,15 @@ public final class RemoteTmConfig {
         return maxFrameBytes;
     }
 
+    /**
+     * Longest a pending-status question waits for its answer; then it is UNKNOWN (always safe: the reader falls back
+     * to wait and force-abort). Shorter than the request timeout: a reader on a region server holds an RPC handler
+     * while it asks, and must not hold it through a TM failover.
+     */
+    public int statusTimeoutMs() {
+        return statusTimeoutMs;
+    }
+
     /** Client TLS context, or null for plain TCP. */
     public SslContext sslContext() {
         return sslContext;
@@ -110,25 +132,32 @@ public final class RemoteTmConfig {
 
     public RemoteTmConfig withConnections(int count) {
         return new RemoteTmConfig(count, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
-                sslContext);
+                statusTimeoutMs, sslContext);
     }
 
     public RemoteTmConfig withRequestTimeoutMs(int millis) {
-        return new RemoteTmConfig(connections, millis, connectTimeoutMs, pingIntervalMs, maxFrameBytes, sslContext);
+        return new RemoteTmConfig(connections, millis, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
+                statusTimeoutMs, sslContext);
     }
 
     public RemoteTmConfig withConnectTimeoutMs(int millis) {
-        return new RemoteTmConfig(connections, requestTimeoutMs, millis, pingIntervalMs, maxFrameBytes, sslContext);
+        return new RemoteTmConfig(connections, requestTimeoutMs, millis, pingIntervalMs, maxFrameBytes,
+                statusTimeoutMs, sslContext);
     }
 
     public RemoteTmConfig withPingIntervalMs(int millis) {
         return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, millis, maxFrameBytes,
-                sslContext);
+                statusTimeoutMs, sslContext);
     }
 
     public RemoteTmConfig withMaxFrameBytes(int bytes) {
         return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, bytes,
-                sslContext);
+                statusTimeoutMs, sslContext);
+    }
+
+    public RemoteTmConfig withStatusTimeoutMs(int millis) {
+        return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
+                millis, sslContext);
     }
 
     /** A client-side context ({@code SslContextBuilder.forClient}), or null for plain TCP. */
@@ -138,13 +167,14 @@ public final class RemoteTmConfig {
                     + ".forClient), got a server one");
         }
         return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
-                context);
+                statusTimeoutMs, context);
     }
 
     @Override
     public String toString() {
         return "RemoteTmConfig{connections=" + connections + ", requestTimeoutMs=" + requestTimeoutMs
                 + ", connectTimeoutMs=" + connectTimeoutMs + ", pingIntervalMs=" + pingIntervalMs
-                + ", maxFrameBytes=" + maxFrameBytes + ", tls=" + (sslContext != null) + "}";
+                + ", maxFrameBytes=" + maxFrameBytes + ", statusTimeoutMs=" + statusTimeoutMs + ", tls="
+                + (sslContext != null) + "}";
     }
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
@@ -36,6 +37,12 @@ import java.util.function.Supplier;
  * <p>A {@code begin} answered with a timestamp at or below the current primary's epoch comes from a deposed
  * primary (a late answer); it is discarded and retried once against the resolver's current primary.
  *
+ * <p>Pending-status questions come from readers that hold a region server's RPC handler, so they never wait for a
+ * connection or for discovery: without a usable connection they answer UNKNOWN at once and the client reconnects
+ * on its control thread; an answer that takes longer than {@link RemoteTmConfig#statusTimeoutMs()} is UNKNOWN; and
+ * an answer from a primary of an older epoch than the newest known is UNKNOWN. UNKNOWN is always safe: the reader
+ * falls back to Omid LL's wait-then-force-abort.
+ *
  * <p>Futures of the {@code *Async} methods complete on I/O threads: chain slow work with the {@code *Async}
  * stages of {@link CompletableFuture}. Their failures are {@link TmException}s (wrapped in
  * {@link CompletionException} when seen through {@code join} or a dependent stage).
@@ -51,6 +58,8 @@ public final class RemoteTransactionManager implements TransactionManager {
     private final AtomicLong requestIds = new AtomicLong();
     private final ConnectionPool pool;
     private final ExecutorService control;
+    /** A background reconnect for pending-status questions is queued or running (one at a time). */
+    private final AtomicBoolean reconnecting = new AtomicBoolean();
     /**
      * Longest a blocking call waits: two attempts, each a connect, a handshake (connect + request timeout) and a
      * request. A safety net only: every step has its own, shorter timeout.
@@ -109,9 +118,10 @@ public final class RemoteTransactionManager implements TransactionManager {
         return await(lowWaterMarkAsync(), "LOW_WATER_MARK");
     }
 
+    /** Blocks at most {@link RemoteTmConfig#statusTimeoutMs()}, never for a connection or a primary. */
     @Override
-    public PendingStatus pendingStatus(long txId) throws TmException {
-        return await(pendingStatusAsync(txId), "PENDING_STATUS");
+    public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
+        return await(pendingStatusAsync(writerTxId, readerTxId), "PENDING_STATUS");
     }
 
     /** A start timestamp from the current primary, newer than its epoch. */
@@ -132,19 +142,36 @@ public final class RemoteTransactionManager implements TransactionManager {
         return send(Message.GetLowWaterMark::new).thenApply(reply -> timestamp(reply, "LOW_WATER_MARK"));
     }
 
-    /** What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}). */
-    public CompletableFuture<PendingStatus> pendingStatusAsync(long txId) {
-        return send(id -> new Message.GetPendingStatus(id, txId)).thenApply(reply -> {
-            if (reply.response() instanceof Message.Status status) {
-                return status.toPendingStatus();
-            }
-            throw new CompletionException(unexpected(reply, "PENDING_STATUS", MessageType.STATUS));
-        });
+    /**
+     * What the TM knows of a transaction a reader found pending (see {@link TransactionManager#pendingStatus}),
+     * within {@link RemoteTmConfig#statusTimeoutMs()}: UNKNOWN at once without a usable connection, UNKNOWN when the
+     * budget runs out. Fails only when the TM answers with an error (or the connection breaks mid-question).
+     */
+    @Override
+    public CompletableFuture<PendingStatus> pendingStatusAsync(long writerTxId, long readerTxId) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new TmException(CLOSED));
+        }
+        ClientConnection connection = pool.usable();
+        if (connection == null) {
+            reconnectInBackground();
+            return CompletableFuture.completedFuture(PendingStatus.unknown());
+        }
+        Message.Request question = new Message.GetPendingStatus(requestIds.incrementAndGet(), writerTxId, readerTxId);
+        return connection.call(question)
+                .thenApply(response -> pendingStatus(new Reply(connection, response)))
+                .orTimeout(config.statusTimeoutMs(), TimeUnit.MILLISECONDS)
+                .exceptionally(failure -> unanswered(connection, failure));
     }
 
     /** Connections opened so far, reconnects included (monitoring, tests). */
     long connectionsOpened() {
         return pool.connectionsOpened();
+    }
+
+    /** Connections that are up right now (monitoring, tests). */
+    int usableConnections() {
+        return pool.usableConnections();
     }
 
     /**
@@ -210,7 +237,7 @@ public final class RemoteTransactionManager implements TransactionManager {
 
     /** Sends a request on a pooled connection; resends once, on a fresh connection, if it was never sent. */
     private CompletableFuture<Reply> send(LongFunction<Message.Request> request) {
-        return attempt(request).exceptionallyCompose(failure -> unwrap(failure) instanceof NotSentException
+        return attempt(request).exceptionallyCompose(failure -> Failures.unwrap(failure) instanceof NotSentException
                 ? onControlThread(() -> attempt(request))
                 : CompletableFuture.failedFuture(failure));
     }
@@ -221,6 +248,43 @@ public final class RemoteTransactionManager implements TransactionManager {
         }
         return pool.acquire().thenCompose(connection -> connection.call(request.apply(requestIds.incrementAndGet()))
                 .thenApply(response -> new Reply(connection, response)));
+    }
+
+    /**
+     * A pending-status question that got no answer: UNKNOWN if its budget ran out (the connection is then skipped
+     * by later questions until it answers something) or it was never sent; any other failure stays one.
+     */
+    private static PendingStatus unanswered(ClientConnection connection, Throwable failure) {
+        Throwable cause = Failures.unwrap(failure);
+        if (cause instanceof TimeoutException) {
+            connection.markOverdue();
+            return PendingStatus.unknown();
+        }
+        if (cause instanceof NotSentException) {
+            return PendingStatus.unknown();
+        }
+        throw failure instanceof CompletionException wrapped ? wrapped : new CompletionException(cause);
+    }
+
+    /**
+     * Reconnects empty or broken slots on the control thread, where waiting for discovery holds up no caller; a
+     * pending-status question that found no connection asks for it and does not wait.
+     */
+    private void reconnectInBackground() {
+        if (closed || !reconnecting.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            control.execute(() -> {
+                try {
+                    pool.connectIdleSlots();
+                } finally {
+                    reconnecting.set(false);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            reconnecting.set(false);
+        }
     }
 
     /** Runs {@code step} on the control thread: it may call the resolver, which may block. */
@@ -248,7 +312,7 @@ public final class RemoteTransactionManager implements TransactionManager {
         try {
             return future.get(maxWaitMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            Throwable cause = unwrap(e.getCause());
+            Throwable cause = Failures.unwrap(e.getCause());
             // A new exception, so the caller's stack shows up next to the I/O thread's.
             throw cause instanceof TmException ? new TmException(cause.getMessage(), cause)
                     : new TmException(what + " failed unexpectedly: " + Failures.describe(cause), cause);
@@ -260,14 +324,6 @@ public final class RemoteTransactionManager implements TransactionManager {
             throw new TmException("Interrupted while waiting for the TM to answer " + what
                     + "; its outcome is unknown", e);
         }
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        Throwable t = failure;
-        while (t instanceof CompletionException && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     private static long timestamp(Reply reply, String what) {
@@ -286,6 +342,24 @@ public final class RemoteTransactionManager implements TransactionManager {
             return CommitDecision.aborted(aborted.reason());
         }
         throw new CompletionException(unexpected(reply, "COMMIT", MessageType.COMMITTED));
+    }
+
+    /**
+     * The answer of a STATUS reply, or UNKNOWN if it comes from a primary of an older epoch than the newest one the
+     * resolver reported: a deposed primary cannot vouch for a reader of its successor (its connection is closed).
+     */
+    private PendingStatus pendingStatus(Reply reply) {
+        if (!(reply.response() instanceof Message.Status status)) {
+            throw new CompletionException(unexpected(reply, "PENDING_STATUS", MessageType.STATUS));
+        }
+        TmEndpoint from = reply.connection().endpoint();
+        long floor = pool.epochFloor();
+        if (from.epoch() < floor) {
+            reply.connection().close("the TM at " + from.address() + " serves epoch " + from.epoch()
+                    + ", older than the current primary's epoch " + floor + ", so it is a deposed primary");
+            return PendingStatus.unknown();
+        }
+        return status.toPendingStatus();
     }
 
     private static TmException unexpected(Reply reply, String what, MessageType expected) {

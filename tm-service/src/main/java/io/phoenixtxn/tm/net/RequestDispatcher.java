@@ -10,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -19,11 +20,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Why not on the event loop: the core's calls are usually microseconds, but some block. {@code begin} and
  * {@code commit} may hit a timestamp-epoch reservation (a ZooKeeper compare-and-set under HA), {@code fence}
- * persists to the fence store before it answers, every {@code commit} waits on the fence lock while a fence is
- * being persisted, and {@code pendingStatus} waits for a commit decision in progress. On an event loop any of
- * these would stall every connection sharing that loop, including their pings, and a long stall would idle-close
- * healthy clients. A thread hop costs microseconds against a network round trip, and flush consolidation in the
- * pipeline batches the answers the workers write.
+ * persists to the fence store before it answers, and every {@code commit} waits on the fence lock while a fence is
+ * being persisted. On an event loop any of these would stall every connection sharing that loop, including their
+ * pings, and a long stall would idle-close healthy clients. A thread hop costs microseconds against a network round
+ * trip, and flush consolidation in the pipeline batches the answers the workers write.
+ *
+ * <p>A pending-status question about a commit being decided waits for that decision (bounded, see
+ * {@code DecisionLog}); it does so without a worker: its answer is written by whichever thread completes it.
  *
  * <p>The queue is bounded: an overloaded server answers ERROR at once instead of queueing without limit.
  */
@@ -44,7 +47,7 @@ final class RequestDispatcher implements AutoCloseable {
     /** Queues a request; its answer is written to {@code channel} (dropped if the channel closed meanwhile). */
     void dispatch(Channel channel, Message.Request request) {
         try {
-            workers.execute(() -> channel.writeAndFlush(execute(request)));
+            workers.execute(() -> respond(request).thenAccept(channel::writeAndFlush));
         } catch (RejectedExecutionException e) {
             channel.writeAndFlush(new Message.ErrorReply(request.requestId(), workers.isShutdown()
                     ? "the TM server is shutting down; retry against the new primary"
@@ -53,8 +56,24 @@ final class RequestDispatcher implements AutoCloseable {
         }
     }
 
+    /** The answer to one request, now or (a pending-status question) once the TM knows; never fails. */
+    private CompletableFuture<Message.Response> respond(Message.Request request) {
+        if (!(request instanceof Message.GetPendingStatus query)) {
+            return CompletableFuture.completedFuture(execute(request));
+        }
+        CompletableFuture<PendingStatus> status;
+        try {
+            status = tm.pendingStatusAsync(query.writerTxId(), query.readerTxId());
+        } catch (RuntimeException e) {
+            status = CompletableFuture.failedFuture(e);
+        }
+        return status.handle((answer, failure) -> failure == null
+                ? new Message.Status(query.requestId(), answer.kind(), answer.commitTs())
+                : errorReply(query, Failures.unwrap(failure)));
+    }
+
     /** The answer to one request; a TM failure becomes an ERROR carrying its message. */
-    Message.Response execute(Message.Request request) {
+    private Message.Response execute(Message.Request request) {
         long id = request.requestId();
         try {
             if (request instanceof Message.Begin) {
@@ -68,18 +87,21 @@ final class RequestDispatcher implements AutoCloseable {
                 return new Message.Timestamp(id, tm.fence(fence.tableId()));
             } else if (request instanceof Message.GetLowWaterMark) {
                 return new Message.Timestamp(id, tm.lowWaterMark());
-            } else if (request instanceof Message.GetPendingStatus query) {
-                PendingStatus status = tm.pendingStatus(query.txId());
-                return new Message.Status(id, status.kind(), status.commitTs());
             }
             throw new IllegalArgumentException(request.type() + " is answered by the connection, not the TM");
-        } catch (TmException e) {
-            return new Message.ErrorReply(id, e.getMessage());
-        } catch (RuntimeException e) {
-            LOG.error("Transaction manager failed on {} request {}", request.type(), id, e);
-            return new Message.ErrorReply(id, "internal error in the transaction manager (" + Failures.describe(e)
-                    + "); see the TM server log");
+        } catch (TmException | RuntimeException e) {
+            return errorReply(request, e);
         }
+    }
+
+    private static Message.ErrorReply errorReply(Message.Request request, Throwable failure) {
+        long id = request.requestId();
+        if (failure instanceof TmException) {
+            return new Message.ErrorReply(id, failure.getMessage());
+        }
+        LOG.error("Transaction manager failed on {} request {}", request.type(), id, failure);
+        return new Message.ErrorReply(id, "internal error in the transaction manager (" + Failures.describe(failure)
+                + "); see the TM server log");
     }
 
     /** Stops taking requests; waits up to {@code timeoutMs} for running ones, then interrupts them. */

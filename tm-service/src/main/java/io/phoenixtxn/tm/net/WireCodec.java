@@ -14,9 +14,6 @@ import java.nio.charset.StandardCharsets;
  * the frame it already holds.
  */
 final class WireCodec {
-    private static final AbortReason[] REASONS = AbortReason.values();
-    private static final PendingStatus.Kind[] KINDS = PendingStatus.Kind.values();
-
     private WireCodec() {
     }
 
@@ -42,7 +39,6 @@ final class WireCodec {
             case HELLO:
             case HELLO_OK:
             case FENCE:
-            case PENDING_STATUS:
             case TIMESTAMP:
             case COMMITTED:
                 return 8;
@@ -51,6 +47,8 @@ final class WireCodec {
                 return Math.toIntExact(commitBodyBytes(c.rowHashes().length, c.tableIds().length)
                         - Protocol.HEADER_BYTES);
             }
+            case PENDING_STATUS:
+                return 8 + 8;
             case ABORTED:
                 return 1;
             case STATUS:
@@ -73,7 +71,7 @@ final class WireCodec {
         } else if (message instanceof Message.Fence f) {
             out.writeLong(f.tableId());
         } else if (message instanceof Message.GetPendingStatus p) {
-            out.writeLong(p.txId());
+            out.writeLong(p.writerTxId()).writeLong(p.readerTxId());
         } else if (message instanceof Message.HelloOk ok) {
             out.writeInt(ok.version()).writeInt(ok.idleTimeoutSeconds());
         } else if (message instanceof Message.Timestamp t) {
@@ -81,9 +79,9 @@ final class WireCodec {
         } else if (message instanceof Message.Committed c) {
             out.writeLong(c.commitTimestamp());
         } else if (message instanceof Message.Aborted a) {
-            out.writeByte(a.reason().ordinal());
+            out.writeByte(a.reason().wireCode());
         } else if (message instanceof Message.Status st) {
-            out.writeByte(st.kind().ordinal()).writeLong(st.commitTs());
+            out.writeByte(st.kind().wireCode()).writeLong(st.commitTs());
         } else if (message instanceof Message.ErrorReply) {
             out.writeCharSequence(errorText, StandardCharsets.UTF_8);
         }
@@ -137,8 +135,8 @@ final class WireCodec {
                 expectPayload(type, id, body, 0);
                 return new Message.Ping(id);
             case PENDING_STATUS:
-                expectPayload(type, id, body, 8);
-                return new Message.GetPendingStatus(id, body.readLong());
+                expectPayload(type, id, body, 8 + 8);
+                return new Message.GetPendingStatus(id, body.readLong(), body.readLong());
             case HELLO_OK:
                 expectPayload(type, id, body, 8);
                 return new Message.HelloOk(id, body.readInt(), body.readInt());
@@ -212,20 +210,22 @@ final class WireCodec {
         }
     }
 
-    private static AbortReason abortReason(long id, int ordinal) throws MalformedFrameException {
-        if (ordinal >= REASONS.length) {
-            throw malformed(MessageType.ABORTED, id, "abort reason #" + ordinal + " is unknown to this client,"
-                    + " which knows " + REASONS.length + "; upgrade the client to the server's version");
+    private static AbortReason abortReason(long id, int code) throws MalformedFrameException {
+        AbortReason reason = AbortReason.ofWireCode(code);
+        if (reason == null) {
+            throw malformed(MessageType.ABORTED, id, "abort reason #" + code + " is unknown to this client;"
+                    + " upgrade the client to the server's version");
         }
-        return REASONS[ordinal];
+        return reason;
     }
 
-    private static PendingStatus.Kind statusKind(long id, int ordinal) throws MalformedFrameException {
-        if (ordinal >= KINDS.length) {
-            throw malformed(MessageType.STATUS, id, "pending status #" + ordinal + " is unknown to this client,"
-                    + " which knows " + KINDS.length + "; upgrade the client to the server's version");
+    private static PendingStatus.Kind statusKind(long id, int code) throws MalformedFrameException {
+        PendingStatus.Kind kind = PendingStatus.Kind.ofWireCode(code);
+        if (kind == null) {
+            throw malformed(MessageType.STATUS, id, "pending status #" + code + " is unknown to this client;"
+                    + " upgrade the client to the server's version");
         }
-        return KINDS[ordinal];
+        return kind;
     }
 
     private static MalformedFrameException malformed(MessageType type, long id, String problem) {

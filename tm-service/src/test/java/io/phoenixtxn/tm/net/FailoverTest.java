@@ -4,6 +4,7 @@ import io.phoenixtxn.tm.InMemoryTimestampStorage;
 import io.phoenixtxn.tm.Clock;
 import io.phoenixtxn.tm.FenceStore;
 import io.phoenixtxn.tm.Lease;
+import io.phoenixtxn.tm.PendingStatus;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
@@ -150,6 +151,33 @@ class FailoverTest {
         TmException e = assertThrows(TmException.class, client::begin);
         assertTrue(e.getMessage().contains("deposed primary"), e.getMessage());
         assertTrue(e.getMessage().contains("retry the transaction"), e.getMessage());
+    }
+
+    @Test
+    void lateStatusFromAPrimaryOfAnOlderEpochIsUnknown() throws Exception {
+        BlockingTm oldTm = track(new BlockingTm(track(NetTestSupport.newCore())));
+        long epoch = oldTm.begin() + 1_000_000 * TimestampLayout.UNITS_PER_MILLI;
+        TmServer oldPrimary = track(NetTestSupport.startServer(oldTm));
+        TmServer newPrimary = track(NetTestSupport.startServer(track(coreAbove(epoch))));
+        SwitchableResolver resolver = new SwitchableResolver(NetTestSupport.endpoint(oldPrimary, 0));
+        RemoteTransactionManager client = track(RemoteTransactionManager.connect(resolver,
+                NetTestSupport.clientConfig().withConnections(2).withStatusTimeoutMs(30_000)));
+
+        // A question reaches the old primary, which answers late...
+        oldTm.holdStatusAnswers();
+        CompletableFuture<PendingStatus> late = client.pendingStatusAsync(epoch - 5 * TimestampLayout.SLOT_WIDTH,
+                epoch - TimestampLayout.SLOT_WIDTH);
+        // ...after the client has learnt the new primary's epoch on its other connection.
+        resolver.moveSilently(NetTestSupport.endpoint(newPrimary, epoch));
+        for (int i = 0; i < 2 && newPrimary.connectionCount() == 0; i++) {
+            client.begin();
+        }
+        assertEquals(1, newPrimary.connectionCount(), "the client never connected to the new primary");
+        assertFalse(late.isDone(), "answered early: " + late.getNow(null));
+        oldTm.answerHeldStatus(PendingStatus.notDecided());
+
+        assertEquals(PendingStatus.Kind.UNKNOWN, late.get(10, TimeUnit.SECONDS).kind());
+        awaitCondition(() -> oldPrimary.connectionCount() == 0); // and the stale connection is closed
     }
 
     @Test

@@ -47,6 +47,7 @@ class NetConfigTest {
         RemoteTmConfig defaults = RemoteTmConfig.defaults();
         assertEquals(2, defaults.connections());
         assertEquals(5_000, defaults.requestTimeoutMs());
+        assertEquals(500, defaults.statusTimeoutMs());
         assertNull(defaults.sslContext());
         RemoteTmConfig config = RemoteTmConfig.from(Map.of(
                 RemoteTmConfig.CONNECTIONS, "4",
@@ -54,12 +55,15 @@ class NetConfigTest {
                 RemoteTmConfig.CONNECT_TIMEOUT_MS, "750",
                 RemoteTmConfig.PING_INTERVAL_MS, "1000",
                 RemoteTmConfig.MAX_FRAME_BYTES, "4096",
+                RemoteTmConfig.STATUS_TIMEOUT_MS, "80",
                 RemoteTmConfig.TLS_ENABLED, "true")::get);
         assertEquals(4, config.connections());
         assertEquals(250, config.requestTimeoutMs());
         assertEquals(750, config.connectTimeoutMs());
         assertEquals(1000, config.pingIntervalMs());
         assertEquals(4096, config.maxFrameBytes());
+        assertEquals(80, config.statusTimeoutMs());
+        assertEquals(80, config.withConnections(1).statusTimeoutMs(), "with* copies keep the status budget");
         assertTrue(config.sslContext().isClient());
     }
 
@@ -83,6 +87,8 @@ class NetConfigTest {
                 RemoteTmConfig.TLS_ENABLED, "is not true");
         assertMessage(() -> RemoteTmConfig.defaults().withRequestTimeoutMs(0), RemoteTmConfig.REQUEST_TIMEOUT_MS,
                 "out of range");
+        assertMessage(() -> RemoteTmConfig.from(Map.of(RemoteTmConfig.STATUS_TIMEOUT_MS, "0")::get),
+                RemoteTmConfig.STATUS_TIMEOUT_MS, "out of range");
     }
 
     @Test

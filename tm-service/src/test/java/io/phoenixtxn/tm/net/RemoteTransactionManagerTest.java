@@ -77,13 +77,17 @@ class RemoteTransactionManagerTest {
         assertTrue(tm.commit(winner, new long[] {8}, new long[0]).isCommitted());
         assertFalse(tm.commit(aborted, new long[] {8}, new long[0]).isCommitted());
 
-        PendingStatus remote = tm.pendingStatus(committed);
+        long reader = tm.begin();
+
+        PendingStatus remote = tm.pendingStatus(committed, reader);
         assertEquals(PendingStatus.Kind.DECIDED, remote.kind());
         assertEquals(decision.commitTimestamp(), remote.commitTs());
         for (long txId : new long[] {undecided, aborted, 1L, Long.MAX_VALUE}) {
-            assertEquals(core.pendingStatus(txId).toString(), tm.pendingStatus(txId).toString(), "tx " + txId);
+            assertEquals(core.pendingStatus(txId, reader).toString(), tm.pendingStatus(txId, reader).toString(),
+                    "tx " + txId);
         }
-        assertEquals(core.pendingStatus(committed).toString(), tm.pendingStatusAsync(committed).get().toString());
+        assertEquals(core.pendingStatus(committed, reader).toString(),
+                tm.pendingStatusAsync(committed, reader).get().toString());
     }
 
     @Test
