@@ -118,7 +118,7 @@ public final class BackgroundTmLocator implements Supplier<TransactionManager>, 
     }
 
     private void connectInBackground() {
-        if (ha == null || !ha.isEnabled() || System.nanoTime() - nextAttemptNanos < 0
+        if (ha == null || !ha.isEnabled() || EmbeddedTm.isServedHere() || System.nanoTime() - nextAttemptNanos < 0
                 || !connecting.compareAndSet(false, true)) {
             return;
         }

@@ -62,8 +62,14 @@ final class EmbeddedGuard implements AutoCloseable {
             lose();
         }
     };
+    /**
+     * Also sees the session's own state changes, on ZooKeeper's event thread and so before any later event of the
+     * session: a disconnection or expiry drops the guard without waiting for Curator's listener thread.
+     */
     private final Watcher markerWatcher = event -> {
-        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted
+                || event.getState() == Watcher.Event.KeeperState.Disconnected
+                || event.getState() == Watcher.Event.KeeperState.Expired) {
             lose();
         }
     };
