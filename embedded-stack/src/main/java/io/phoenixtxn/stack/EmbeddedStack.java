@@ -60,7 +60,8 @@ public final class EmbeddedStack implements AutoCloseable {
     /** The settings the stack needs; each one says why. */
     static void configure(Configuration conf) {
         conf.setBoolean("phoenix.transactions.enabled", true);
-        // auto: this JVM's TM; the stack never reaches for another cluster's TM
+        // auto: the stack's own ZooKeeper never saw a TM server, so its clients use the embedded TM (or the one
+        // --serve adopts); another cluster's TM is never reached from here
         conf.set("phoenix.txn.tm.mode", "auto");
         // A small conflict table is plenty for one JVM and keeps the stack's heap small.
         conf.setInt(TmConfig.CONFLICT_ENTRIES, 1 << 20);

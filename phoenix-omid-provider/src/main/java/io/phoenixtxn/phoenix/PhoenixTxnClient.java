@@ -2,6 +2,8 @@ package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.tm.discovery.TmHandle;
+import io.phoenixtxn.tm.discovery.TmLocator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
@@ -11,7 +13,9 @@ import java.io.IOException;
 
 /**
  * What Phoenix caches per connection service for our provider: an HBase connection for the commit table and
- * post-commit, and a {@link TxnClient} that asks the TM supplier on every call.
+ * post-commit, and a {@link TxnClient} that asks the TM supplier on every call. Which TM that is, is
+ * {@link TmLocator}'s decision ({@code phoenix.txn.tm.mode}); a locator failure fails the connection service with
+ * its message.
  */
 final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final TmHandle tm;
@@ -19,7 +23,7 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final TxnClient client;
 
     PhoenixTxnClient(Configuration conf) throws IOException {
-        this.tm = TmLocator.locate(conf);
+        this.tm = TmLocator.locate(conf::get);
         try {
             this.hbase = ConnectionFactory.createConnection(conf);
         } catch (IOException | RuntimeException e) {

@@ -5,6 +5,11 @@ package io.phoenixtxn.tm;
  * connection service, the embedded stack's serve mode (which puts a server in front of it) and tests share it.
  * Embedded mode is for one JVM; several JVMs must share a TM server (bin/tm-server, or the stack's serve mode),
  * because two TMs would hand out overlapping snapshots with separate conflict tables.
+ *
+ * <p>Two kinds of in-process TM live here, and callers must tell them apart: the TM this JVM <em>serves</em> to the
+ * cluster ({@link #adopt}: the stack's --serve, HA tests), which is the cluster's TM, and an <em>in-memory</em> TM
+ * ({@link #shared}), which is only correct where the cluster has no TM server. Whether it may be used is the TM
+ * locator's decision ({@code io.phoenixtxn.tm.discovery.TmLocator}), not this class's.
  */
 public final class EmbeddedTm {
     private static volatile TransactionManagerCore instance;
@@ -48,7 +53,7 @@ public final class EmbeddedTm {
         }
     }
 
-    /** The shared TM if this JVM runs one, else null (region servers must never start a TM of their own). */
+    /** The served TM if this JVM serves one, else the in-memory TM if one runs, else null; never starts one. */
     public static TransactionManagerCore existing() {
         java.util.function.Supplier<TransactionManagerCore> source = adopted;
         if (source != null) {
@@ -70,9 +75,21 @@ public final class EmbeddedTm {
         adopted = source;
     }
 
-    /** True when this JVM runs a TM (in memory or served). */
-    public static boolean isRunningHere() {
-        return adopted != null || instance != null;
+    /** True when this JVM serves the cluster's TM ({@link #adopt}), primary right now or not. */
+    public static boolean isServedHere() {
+        return adopted != null;
+    }
+
+    /** The TM this JVM serves while it is primary; null when it serves none or is not primary right now. */
+    public static TransactionManagerCore served() {
+        java.util.function.Supplier<TransactionManagerCore> source = adopted;
+        return source == null ? null : source.get();
+    }
+
+    /** The in-memory TM if one is running; never starts one (and never returns a served TM). */
+    public static TransactionManagerCore inMemory() {
+        TransactionManagerCore tm = instance;
+        return tm != null && tm.isServing() ? tm : null;
     }
 
     /** Stops the shared TM; the next {@link #shared} starts a new one (timestamps stay monotonic). */

@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -28,6 +29,11 @@ import java.util.concurrent.TimeoutException;
  * closes its server, withdraws its advertisement, tells the {@link HaListener} and contends again as a backup with
  * fresh state. {@link #close()} is the graceful path: it stops serving and then releases the lease, so a backup
  * takes over without waiting a lease period.
+ *
+ * <p>One TM per cluster: {@link #start} first declares the cluster's TM deployment ({@link TmDeployment}), so that
+ * from then on no client starts an embedded TM here, and every contention for the lease begins by waiting until no
+ * embedded TM is registered (a JVM that chose one before the deployment existed). Declaring before looking is what
+ * makes the pair of checks with the clients' airtight (see {@link TmDeployment}).
  */
 public final class TmHaService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TmHaService.class);
@@ -37,6 +43,7 @@ public final class TmHaService implements AutoCloseable {
     private final TmServerConfig serverConfig;
     private final HaConfig haConfig;
     private final HaSeams seams;
+    private final TmDeployment deployment;
     private final String holderId;
     private final ExecutorService housekeeping;
     private final Thread contender;
@@ -51,6 +58,7 @@ public final class TmHaService implements AutoCloseable {
         this.serverConfig = serverConfig;
         this.haConfig = haConfig;
         this.seams = seams;
+        this.deployment = new TmDeployment(zk, haConfig);
         this.holderId = newHolderId();
         this.housekeeping = Executors.newSingleThreadExecutor(daemon("tm-ha-housekeeping"));
         this.contender = daemon("tm-ha-contender").newThread(this::contend);
@@ -62,13 +70,15 @@ public final class TmHaService implements AutoCloseable {
     }
 
     /**
-     * Starts contending for primacy on an already started client and returns at once; see {@link #awaitPrimary}.
-     * Fails within {@value HaConfig#ZK_CONNECT_TIMEOUT_MS} if ZooKeeper cannot be reached.
+     * Declares the cluster's TM deployment, then starts contending for primacy on an already started client and
+     * returns at once; see {@link #awaitPrimary}. Fails within {@value HaConfig#ZK_CONNECT_TIMEOUT_MS} if ZooKeeper
+     * cannot be reached.
      */
     public static TmHaService start(CuratorFramework zk, TmConfig tmConfig, TmServerConfig serverConfig,
                                     HaConfig haConfig, HaSeams seams) throws TmException {
         ZooKeeperClients.awaitConnected(zk, haConfig);
         TmHaService service = new TmHaService(zk, tmConfig, serverConfig, haConfig, seams);
+        service.deployment.declare();
         LOG.info("Transaction manager {} contends for primacy at {}{} (lease {} ms)", service.holderId,
                 ZooKeeperClients.quorum(zk), haConfig.basePath(), haConfig.leaseMs());
         service.contender.start();
@@ -151,6 +161,16 @@ public final class TmHaService implements AutoCloseable {
     /** The contender thread: backup until the lease is won, primary until it is lost, and again. */
     private void contend() {
         while (!isClosed()) {
+            try {
+                if (!awaitNoEmbeddedTm()) {
+                    break;
+                }
+            } catch (TmException | RuntimeException e) {
+                if (!retryAfter("looking for embedded TMs", e)) {
+                    break;
+                }
+                continue;
+            }
             ZooKeeperLease lease;
             try {
                 lease = ZooKeeperLease.acquire(zk, haConfig.paths().lease(), holderId, haConfig.leaseMs(),
@@ -212,6 +232,44 @@ public final class TmHaService implements AutoCloseable {
         notifyListener(() -> seams.listener().lostPrimacy(why));
     }
 
+    /**
+     * Returns once no embedded TM is registered on the cluster (false when closed meanwhile). A JVM that chose an
+     * embedded TM before this cluster was deployed decides transactions until it stops; becoming primary next to it
+     * would make two TMs with separate conflict tables and unrelated timestamps. The error names those JVMs.
+     */
+    private boolean awaitNoEmbeddedTm() throws TmException {
+        List<String> reported = List.of();
+        while (!isClosed()) {
+            List<String> embedded = deployment.embeddedTms();
+            if (embedded.isEmpty()) {
+                if (!reported.isEmpty()) {
+                    LOG.info("Transaction manager {}: no embedded TM is registered at {} any more; contending for"
+                            + " primacy", holderId, deployment.where());
+                }
+                return true;
+            }
+            if (!embedded.equals(reported)) {
+                LOG.error("Transaction manager {} does not become primary: embedded transaction managers run on this"
+                        + " cluster ({} at {}): {}. Two TMs would decide transactions on the same tables with separate"
+                        + " conflict tables and unrelated timestamps. Stop those JVMs (with phoenix.txn.tm.mode=auto"
+                        + " they use this TM server once they start again); this TM becomes primary as soon as their"
+                        + " markers are gone", holderId, haConfig.paths().embedded(), ZooKeeperClients.quorum(zk),
+                        String.join("; ", embedded));
+                reported = embedded;
+            }
+            try {
+                Thread.sleep(pollMs()); // polling ZooKeeper for the markers to go, not waiting for luck
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    private long pollMs() {
+        return Math.min(1_000, Math.max(50, haConfig.leaseMs() / 4));
+    }
+
     /** Logs a failure and waits before retrying; false when the service or its client is shutting down. */
     private boolean retryAfter(String what, Exception e) {
         if (isClosed() || zk.getState() == CuratorFrameworkState.STOPPED) {
@@ -219,7 +277,7 @@ public final class TmHaService implements AutoCloseable {
         }
         LOG.warn("Transaction manager {} failed {}; retrying: {}", holderId, what, e.getMessage());
         try {
-            Thread.sleep(Math.min(1_000, Math.max(50, haConfig.leaseMs() / 4)));
+            Thread.sleep(pollMs());
             return true;
         } catch (InterruptedException interrupted) {
             return false;

@@ -4,8 +4,11 @@ import io.phoenixtxn.tm.TmException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Opens Curator clients for the TM and its clients, and turns ZooKeeper failures into {@link TmException}s that
@@ -41,7 +44,7 @@ public final class ZooKeeperClients {
     }
 
     /** Waits for the client's first connection, at most the configured connect timeout. */
-    static void awaitConnected(CuratorFramework client, HaConfig config) throws TmException {
+    public static void awaitConnected(CuratorFramework client, HaConfig config) throws TmException {
         boolean connected;
         try {
             connected = client.blockUntilConnected((int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMs()),
@@ -58,12 +61,39 @@ public final class ZooKeeperClients {
         }
     }
 
-    static String quorum(CuratorFramework client) {
+    /**
+     * Brings the client's ZooKeeper server up to date with the leader, so that the reads that follow see every write
+     * the ensemble committed before this call (ZooKeeper reads are otherwise only sequentially consistent: a
+     * follower may lag). Bounded by the connect timeout.
+     */
+    public static void sync(CuratorFramework client, HaConfig config) throws TmException {
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicInteger result = new AtomicInteger();
+        try {
+            // Curator runs sync() only in the background; the callback says how it went.
+            client.sync().inBackground((c, event) -> {
+                result.set(event.getResultCode());
+                done.countDown();
+            }).forPath("/");
+            if (!done.await(config.connectTimeoutMs(), TimeUnit.MILLISECONDS)) {
+                throw new TmException("ZooKeeper at " + quorum(client) + " did not answer a sync within "
+                        + config.connectTimeoutMs() + " ms (" + HaConfig.ZK_CONNECT_TIMEOUT_MS + ")");
+            }
+        } catch (Exception e) {
+            throw failure(client, "sync", "/", e);
+        }
+        if (result.get() != 0) {
+            throw new TmException("ZooKeeper at " + quorum(client) + " failed to sync: "
+                    + KeeperException.Code.get(result.get()));
+        }
+    }
+
+    public static String quorum(CuratorFramework client) {
         return client.getZookeeperClient().getCurrentConnectionString();
     }
 
     /** A ZooKeeper operation failed: wrap it with what was attempted, where, and the quorum. */
-    static TmException failure(CuratorFramework client, String action, String path, Exception cause) {
+    public static TmException failure(CuratorFramework client, String action, String path, Exception cause) {
         if (cause instanceof InterruptedException) {
             Thread.currentThread().interrupt();
         }

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * Finds the primary TM through ZooKeeper: watches the primary's advertisement ({@code <path>/tm/primary}, see
  * {@link PrimaryAdvertiser}) with a Curator cache and tells the client when it changes, so a failover needs no user
  * code. While no primary is advertised (during a failover) {@link #current()} waits for one, at most
- * {@value HaConfig#DISCOVERY_TIMEOUT_MS}, then fails saying how to get one.
+ * {@value HaConfig#DISCOVERY_TIMEOUT_MS}, then fails saying how to get one: on a cluster that has run TM servers
+ * ({@link TmDeployment}) that is a primary, never an embedded TM.
  */
 public final class ZooKeeperEndpointResolver implements TmEndpointResolver {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperEndpointResolver.class);
@@ -28,6 +29,7 @@ public final class ZooKeeperEndpointResolver implements TmEndpointResolver {
     private final CuratorFramework zk;
     private final boolean ownsClient;
     private final String path;
+    private final String deploymentPath;
     private final long waitMs;
     private final CuratorCache cache;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
@@ -38,6 +40,7 @@ public final class ZooKeeperEndpointResolver implements TmEndpointResolver {
         this.zk = zk;
         this.ownsClient = ownsClient;
         this.path = config.paths().primary();
+        this.deploymentPath = config.paths().timestamp();
         this.waitMs = config.discoveryTimeoutMs();
         this.cache = CuratorCache.build(zk, path, CuratorCache.Options.SINGLE_NODE_CACHE);
         cache.listenable().addListener(CuratorCacheListener.builder()
@@ -73,10 +76,7 @@ public final class ZooKeeperEndpointResolver implements TmEndpointResolver {
             while (endpoint == null) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new TmException("No transaction manager is registered in ZooKeeper at "
-                            + ZooKeeperClients.quorum(zk) + path + " (waited " + waitMs + " ms, "
-                            + HaConfig.DISCOVERY_TIMEOUT_MS + "); start one with bin/tm-server or use"
-                            + " phoenix.txn.tm.mode=embedded");
+                    break;
                 }
                 try {
                     TimeUnit.NANOSECONDS.timedWait(monitor, left);
@@ -86,7 +86,43 @@ public final class ZooKeeperEndpointResolver implements TmEndpointResolver {
                             + ZooKeeperClients.quorum(zk) + path, e);
                 }
             }
-            return endpoint;
+            if (endpoint != null) {
+                return endpoint;
+            }
+        }
+        throw noPrimary(); // outside the monitor: it asks ZooKeeper, and the cache's updates need the monitor
+    }
+
+    /**
+     * The error for "no primary within the discovery timeout". Its advice depends on the cluster: where a TM server
+     * has run (the deployment node exists) the only fix is a primary, never an embedded TM next to it.
+     */
+    private TmException noPrimary() {
+        String where = ZooKeeperClients.quorum(zk) + path;
+        String waited = " (waited " + waitMs + " ms, " + HaConfig.DISCOVERY_TIMEOUT_MS + ")";
+        Boolean deployed = deployed();
+        if (Boolean.TRUE.equals(deployed)) {
+            return new TmException("No transaction manager is registered in ZooKeeper at " + where + waited
+                    + ", although this cluster runs TM servers (" + deploymentPath + " exists): start or restart"
+                    + " bin/tm-server, or wait for its failover to finish, and retry. No embedded TM is started on"
+                    + " such a cluster: two TMs would decide transactions on the same tables with separate conflict"
+                    + " tables and unrelated timestamps");
+        }
+        return new TmException("No transaction manager is registered in ZooKeeper at " + where + waited
+                + "; start one with bin/tm-server or use phoenix.txn.tm.mode=embedded"
+                + (deployed == null ? "" : " (no TM server has ever run under this path: check "
+                + HaConfig.ZK_PATH + " if one should have)"));
+    }
+
+    /** Whether the deployment node exists; null when ZooKeeper cannot say (the error then gives both fixes). */
+    private Boolean deployed() {
+        try {
+            return zk.checkExists().forPath(deploymentPath) != null;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
         }
     }
 

@@ -14,34 +14,34 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /** A real ZooKeeper (Curator's TestingServer) plus the clients and settings a test needs; closes them all. */
-final class ZkTestCluster implements AutoCloseable {
+public final class ZkTestCluster implements AutoCloseable {
     private static final AtomicInteger PATHS = new AtomicInteger();
 
     private final TestingServer server;
     private final List<CuratorFramework> clients = new ArrayList<>();
 
-    ZkTestCluster() throws Exception {
+    public ZkTestCluster() throws Exception {
         // The tests use 1 s leases (renewed with 200 ms to spare); a transaction-log fsync on a busy build machine
         // can take longer than that. Durability of the test ZooKeeper is not what these tests check.
         System.setProperty("zookeeper.forceSync", "no");
         server = new TestingServer(true);
     }
 
-    TestingServer server() {
+    public TestingServer server() {
         return server;
     }
 
-    String quorum() {
+    public String quorum() {
         return server.getConnectString();
     }
 
     /** A base path no other test uses, so tests share one server without seeing each other's nodes. */
-    static String freshBasePath() {
+    public static String freshBasePath() {
         return "/phoenix-txn-test-" + PATHS.incrementAndGet();
     }
 
     /** A connected client, closed with the cluster unless the test closes it first. */
-    CuratorFramework newClient() throws InterruptedException {
+    public CuratorFramework newClient() throws InterruptedException {
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(server.getConnectString())
                 .sessionTimeoutMs(10_000)
@@ -59,7 +59,7 @@ final class ZkTestCluster implements AutoCloseable {
     }
 
     /** Settings for a TM or client against this server under {@code basePath}, plus extra key/values. */
-    Function<String, String> settings(String basePath, long leaseMs, String... extra) {
+    public Function<String, String> settings(String basePath, long leaseMs, String... extra) {
         Map<String, String> map = new HashMap<>();
         map.put(HaConfig.ZK_QUORUM, server.getConnectString());
         map.put(HaConfig.ZK_PATH, basePath);
