@@ -49,9 +49,9 @@ final class GuardedTransactionManager implements TransactionManager {
     }
 
     @Override
-    public PendingStatus pendingStatus(long txId) throws TmException {
+    public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         guard.ensureHeld();
-        PendingStatus status = tm().pendingStatus(txId);
+        PendingStatus status = tm().pendingStatus(writerTxId, readerTxId);
         guard.confirm("PENDING_STATUS");
         return status;
     }

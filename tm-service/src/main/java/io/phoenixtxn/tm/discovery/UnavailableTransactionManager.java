@@ -30,7 +30,7 @@ final class UnavailableTransactionManager implements TransactionManager {
     }
 
     @Override
-    public PendingStatus pendingStatus(long txId) throws TmException {
+    public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         throw new TmException(reason);
     }
 

@@ -110,11 +110,13 @@ class TmServerRobustnessTest {
     void wrongCountsGetAnErrorAndTheConnectionStays() throws Exception {
         try (RawClient raw = raw()) {
             raw.hello();
-            byte[] lyingCommit = ByteBuffer.allocate(8 + 4 + 16).putLong(5).putInt(1000).putLong(1).putLong(2)
+            byte[] lyingCommit = ByteBuffer.allocate(8 + 8 + 4 + 16).putLong(5).putLong(5).putInt(1000).putLong(1)
+                    .putLong(2)
                     .array();
             raw.sendFrame(MessageType.COMMIT, 31, lyingCommit);
             assertError(raw.readFrame(), 31, "declares 1000 rows", "do not match");
-            byte[] trailingBytes = ByteBuffer.allocate(8 + 4 + 4 + 3).putLong(5).putInt(0).putInt(0).array();
+            byte[] trailingBytes = ByteBuffer.allocate(8 + 8 + 4 + 4 + 3).putLong(5).putLong(5).putInt(0).putInt(0)
+                    .array();
             raw.sendFrame(MessageType.COMMIT, 32, trailingBytes);
             assertError(raw.readFrame(), 32, "3 bytes follow", "do not match the frame length");
             assertPingWorks(raw);
