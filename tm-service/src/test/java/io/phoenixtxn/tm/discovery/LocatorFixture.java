@@ -29,6 +29,8 @@ final class LocatorFixture {
         more.put(TmMode.KEY, mode.name().toLowerCase(Locale.ROOT));
         more.put(HaConfig.DISCOVERY_TIMEOUT_MS, Long.toString(DISCOVERY_MS));
         more.put(TmConfig.CONFLICT_ENTRIES, "16384");
+        // A bound, not a wait: a sync right after a forced session expiry took over 5 s on a loaded 2-core machine.
+        more.put(HaConfig.ZK_CONNECT_TIMEOUT_MS, "15000");
         for (int i = 0; i + 1 < extra.length; i += 2) {
             more.put(extra[i], extra[i + 1]);
         }
