@@ -17,6 +17,9 @@ public enum AbortReason {
             + " garbage-collected: snapshot too old; retry the transaction"),
     INVALIDATED("a reader found this transaction's write still pending and aborted it (Omid LL force-abort);"
             + " retry the transaction"),
+    COMMIT_POINT_TOO_LATE("the commit point could not be written within phoenix.txn.commit.point.timeout.ms after"
+            + " the transaction manager's decision (a long pause of the client?), so it was not written; retry the"
+            + " transaction"),
     CLIENT_ROLLBACK("rolled back by the client");
 
     private final String explanation;
