@@ -87,8 +87,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             // so every later writer's index maintenance (start > fence) is newer, and every earlier writer of the
             // table aborts. The fence timestamp came from the TM and is used by no other transaction.
             pendingFence = -1;
-            client();
-            tx = Transaction.begun(fence);
+            tx = client().populationAt(fence); // the fence holds the GC horizon while the population reads at it
             population = IndexBuildProgress.forFence(fence, pendingFenceTable);
             return;
         }

@@ -12,8 +12,14 @@ public enum AbortReason {
             + " forgetting writes newer than the transaction's start; retry, or raise"
             + " phoenix.txn.tm.conflict.entries"),
     LEASE_LOST("the transaction manager lost its primary lease before deciding; retry the transaction"),
+    EXPIRED("the transaction outlived its lease (its client stopped renewing it for"
+            + " phoenix.txn.tm.transaction.lease.ms, or a TM failover forgot it), so data it read may have been"
+            + " garbage-collected: snapshot too old; retry the transaction"),
     INVALIDATED("a reader found this transaction's write still pending and aborted it (Omid LL force-abort);"
             + " retry the transaction"),
+    COMMIT_POINT_TOO_LATE("the commit point could not be written within phoenix.txn.commit.point.timeout.ms after"
+            + " the transaction manager's decision (a long pause of the client?), so it was not written; retry the"
+            + " transaction"),
     CLIENT_ROLLBACK("rolled back by the client");
 
     private final String explanation;
@@ -42,6 +48,8 @@ public enum AbortReason {
                 return 4;
             case LEASE_LOST:
                 return 5;
+            case EXPIRED:
+                return 6;
             default:
                 return NOT_A_TM_ANSWER;
         }

@@ -65,6 +65,28 @@ public interface TransactionManager extends AutoCloseable {
     /** Transactions that started below this timestamp can no longer commit. */
     long lowWaterMark() throws TmException;
 
+    /**
+     * The transactions (start timestamps, fences) ended on the client: committed, rolled back, or read-only and done.
+     * They stop holding the GC horizon back. Over the network this does not wait for an answer.
+     */
+    default void finished(long[] txIds) throws TmException {
+    }
+
+    /**
+     * Renews the leases of transactions still open on the client (each holds the GC horizon for
+     * phoenix.txn.tm.transaction.lease.ms after its begin or last renewal).
+     *
+     * @return the ids among them the TM no longer holds: expired, their snapshot may be garbage-collected
+     */
+    default long[] keepAlive(long[] txIds) throws TmException {
+        return new long[0];
+    }
+
+    /** The GC horizon ({@link Horizon}); {@link Horizon#UNKNOWN} while this TM cannot tell. */
+    default Horizon horizon() throws TmException {
+        return Horizon.UNKNOWN;
+    }
+
     @Override
     void close();
 }

@@ -3,6 +3,7 @@ package io.phoenixtxn.tm;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.ReadWriteLock;
+import java.util.function.LongSupplier;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -22,15 +23,24 @@ public final class TransactionManagerCore implements TransactionManager {
     private final Lease lease;
     private final ReadWriteLock fenceOrder = new ReentrantReadWriteLock();
     private volatile DecisionLog decisions;
+    private final OpenTransactions open;
+    private final HorizonHistory horizons;
+    private final LongSupplier nanoClock;
+    /** Until then a new primary answers no horizon: clients re-announce their open transactions meanwhile. */
+    private volatile long graceUntilNanos;
     private volatile String stoppedBecause;
 
-    private TransactionManagerCore(TmConfig config, TimestampOracle oracle, FenceStore fenceStore, Lease lease) {
+    private TransactionManagerCore(TmConfig config, TimestampOracle oracle, FenceStore fenceStore, Lease lease,
+                                   LongSupplier nanoClock) {
         this.config = config;
         this.oracle = oracle;
         this.lowWaterMark = new LowWaterMark();
         this.conflicts = new ConflictTable(config.conflictEntries(), config.conflictAssociativity(), lowWaterMark);
         this.fences = new FenceRegistry(fenceStore);
         this.lease = lease;
+        this.nanoClock = nanoClock;
+        this.open = new OpenTransactions(config.transactionLeaseMs(), nanoClock);
+        this.horizons = new HorizonHistory(config.commitPointHorizonLagMs() * 1_000_000L);
     }
 
     /**
@@ -46,12 +56,22 @@ public final class TransactionManagerCore implements TransactionManager {
     static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
                                         FenceStore fenceStore, Lease lease, long decisionWaitMillis)
             throws TmException {
+        return start(config, clock, timestamps, fenceStore, lease, decisionWaitMillis, System::nanoTime);
+    }
+
+    /** As above, with the monotonic clock that measures transaction leases (tests step it). */
+    static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
+                                        FenceStore fenceStore, Lease lease, long decisionWaitMillis,
+                                        LongSupplier nanoClock) throws TmException {
         TimestampOracle oracle = new TimestampOracle(clock, timestamps, config.timestampReservationMs());
-        TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease);
+        TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease, nanoClock);
         long previousEpochMax = oracle.initialize();
         tm.lowWaterMark.raiseTo(previousEpochMax);
         tm.decisions = new DecisionLog(config.decisionsRetained(), previousEpochMax, decisionWaitMillis);
         tm.fences.load();
+        // Transactions of an earlier primary may still be reading; their clients re-announce them within a lease.
+        tm.graceUntilNanos = previousEpochMax > 0 ? nanoClock.getAsLong() + config.transactionLeaseMs() * 1_000_000L
+                : nanoClock.getAsLong();
         return tm;
     }
 
@@ -69,7 +89,7 @@ public final class TransactionManagerCore implements TransactionManager {
     public long begin() throws TmException {
         checkServing();
         try {
-            return oracle.next();
+            return open.issueAndRegister(oracle::last, oracle::next);
         } catch (LostPrimacyException e) {
             stop(e.getMessage());
             throw e;
@@ -91,6 +111,11 @@ public final class TransactionManagerCore implements TransactionManager {
         // The conflict history a transaction needs starts at conflictsSince: below the mark it may be gone.
         if (conflictsSince < lowWaterMark.get()) {
             return CommitDecision.aborted(AbortReason.BELOW_LOW_WATER_MARK);
+        }
+        // An expired transaction no longer holds the GC horizon: what it read may be gone, and its cells may be
+        // collected as aborted. It must not commit.
+        if (!open.isOpen(txId)) {
+            return CommitDecision.aborted(AbortReason.EXPIRED);
         }
         // Marked before the commit timestamp is drawn: see DecisionLog.
         decisions.deciding(txId);
@@ -193,8 +218,14 @@ public final class TransactionManagerCore implements TransactionManager {
         checkServing();
         fenceOrder.writeLock().lock();
         try {
-            long fenceTs = oracle.next();
-            fences.add(tableId, fenceTs);
+            // The index population reads at the fence: it holds the GC horizon until the client finishes it.
+            long fenceTs = open.issueAndRegister(oracle::last, oracle::next);
+            try {
+                fences.add(tableId, fenceTs);
+            } catch (TmException | RuntimeException e) {
+                open.finish(fenceTs);
+                throw e;
+            }
             return fenceTs;
         } catch (LostPrimacyException e) {
             stop(e.getMessage());
@@ -208,6 +239,62 @@ public final class TransactionManagerCore implements TransactionManager {
     public long lowWaterMark() throws TmException {
         checkServing();
         return lowWaterMark.get();
+    }
+
+    @Override
+    public void finished(long[] txIds) throws TmException {
+        checkServing();
+        for (long txId : txIds) {
+            open.finish(txId);
+        }
+    }
+
+    /**
+     * Renews open transactions. During the grace period of a new primary, transactions it does not know are adopted:
+     * an earlier primary began them and they may still be reading. Afterwards an unknown one is expired.
+     */
+    @Override
+    public long[] keepAlive(long[] txIds) throws TmException {
+        checkServing();
+        boolean adopting = nanoClock.getAsLong() - graceUntilNanos < 0;
+        long[] unknown = null;
+        int n = 0;
+        for (long txId : txIds) {
+            if (open.renew(txId)) {
+                continue;
+            }
+            if (adopting) {
+                open.adopt(txId);
+                continue;
+            }
+            if (unknown == null) {
+                unknown = new long[txIds.length];
+            }
+            unknown[n++] = txId;
+        }
+        return unknown == null ? new long[0] : java.util.Arrays.copyOf(unknown, n);
+    }
+
+    /**
+     * The GC horizon: the oldest open transaction's start, or just above the last timestamp issued. Unknown during a
+     * new primary's grace period. Never goes down.
+     */
+    @Override
+    public Horizon horizon() throws TmException {
+        checkServing();
+        long now = nanoClock.getAsLong();
+        if (now - graceUntilNanos < 0) {
+            return Horizon.UNKNOWN;
+        }
+        long lastIssued = oracle.last(); // read before the scan: see OpenTransactions
+        Horizon horizon = horizons.record(open.horizon(lastIssued), now);
+        checkServing();
+        return horizon;
+    }
+
+    /** Transactions holding the GC horizon now (monitoring, tests). */
+    public int openTransactions() {
+        return open.size();
     }
 
     /** Base of the current epoch: timestamps at or below it were issued by an earlier primary (or never). */

@@ -51,10 +51,28 @@ public final class HBaseCommitTable implements CommitTable {
 
     private final Connection connection;
     private final TableName name;
+    /** Bound of each commit-table operation, retries included; 0 = the connection's default. */
+    private final int operationTimeoutMs;
 
     public HBaseCommitTable(Connection connection, TableName name) {
+        this(connection, name, 0);
+    }
+
+    /**
+     * @param operationTimeoutMs bound of each operation, retries included: a commit point must not land long after
+     *                           its client gave up on it (see TxnClientConfig#commitPointTimeoutMs)
+     */
+    public HBaseCommitTable(Connection connection, TableName name, long operationTimeoutMs) {
         this.connection = connection;
         this.name = name;
+        this.operationTimeoutMs = (int) Math.min(Integer.MAX_VALUE, operationTimeoutMs);
+    }
+
+    private Table table() throws IOException {
+        if (operationTimeoutMs <= 0) {
+            return connection.getTable(name);
+        }
+        return connection.getTableBuilder(name, null).setOperationTimeout(operationTimeoutMs).build();
     }
 
     public TableName name() {
@@ -84,7 +102,7 @@ public final class HBaseCommitTable implements CommitTable {
         if (recoveryRecord != null) {
             put.addColumn(FAMILY, RECOVERY_QUALIFIER, recoveryRecord);
         }
-        try (Table table = connection.getTable(name)) {
+        try (Table table = table()) {
             return table.checkAndMutate(CheckAndMutate.newBuilder(row).ifNotExists(FAMILY, INVALID_QUALIFIER)
                     .build(put)).isSuccess();
         }
@@ -95,7 +113,7 @@ public final class HBaseCommitTable implements CommitTable {
         txId = TimestampLayout.txIdOf(txId);
         Get get = new Get(rowKey(txId)).addColumn(FAMILY, COMMIT_QUALIFIER).addColumn(FAMILY, INVALID_QUALIFIER);
         Result result;
-        try (Table table = connection.getTable(name)) {
+        try (Table table = table()) {
             result = table.get(get);
         }
         if (result.containsColumn(FAMILY, INVALID_QUALIFIER)) {
@@ -108,7 +126,7 @@ public final class HBaseCommitTable implements CommitTable {
     @Override
     public byte[] recoveryRecord(long txId) throws IOException {
         txId = TimestampLayout.txIdOf(txId);
-        try (Table table = connection.getTable(name)) {
+        try (Table table = table()) {
             return table.get(new Get(rowKey(txId)).addColumn(FAMILY, RECOVERY_QUALIFIER))
                     .getValue(FAMILY, RECOVERY_QUALIFIER);
         }
@@ -119,7 +137,7 @@ public final class HBaseCommitTable implements CommitTable {
         txId = TimestampLayout.txIdOf(txId);
         byte[] row = rowKey(txId);
         Put put = new Put(row, txId).addColumn(FAMILY, INVALID_QUALIFIER, INVALID_VALUE);
-        try (Table table = connection.getTable(name)) {
+        try (Table table = table()) {
             boolean invalidated = table.checkAndMutate(CheckAndMutate.newBuilder(row)
                     .ifNotExists(FAMILY, COMMIT_QUALIFIER).build(put)).isSuccess();
             // Lost the race only if a commit value is there now; anything else (the entry was deleted meanwhile)
@@ -131,7 +149,7 @@ public final class HBaseCommitTable implements CommitTable {
     @Override
     public void delete(long txId) throws IOException {
         txId = TimestampLayout.txIdOf(txId);
-        try (Table table = connection.getTable(name)) {
+        try (Table table = table()) {
             table.delete(new Delete(rowKey(txId), txId));
         }
     }
@@ -145,7 +163,7 @@ public final class HBaseCommitTable implements CommitTable {
         if (txIdBelow <= 0) {
             return Stream.empty();
         }
-        CommittedEntries entries = new CommittedEntries(connection.getTable(name), txIdBelow);
+        CommittedEntries entries = new CommittedEntries(table(), txIdBelow);
         return StreamSupport.stream(Spliterators.spliteratorUnknownSize(entries,
                 Spliterator.ORDERED | Spliterator.NONNULL), false).onClose(entries::close);
     }

@@ -28,6 +28,8 @@ public final class Transaction {
      * or (a replay of a failed transaction's writes, see {@link TxnClient#beginReplayOf}) the failed one's start.
      */
     private volatile long conflictsSince;
+    /** Set when a client tracks this transaction for the GC horizon (see {@link OpenTransactionTracker}). */
+    private volatile OpenTransactionTracker.Lease lease;
     /** Rows that got a family-delete marker at the current write pointer (see {@link #versionForPut}). */
     private final java.util.Set<String> rowsDeletedAtWritePointer = new java.util.HashSet<>();
 
@@ -57,7 +59,9 @@ public final class Transaction {
 
     /** Same id and pointers, a fresh write set, no commit (merged back through {@link #join}). */
     public Transaction childView() {
-        return new Transaction(snapshot, new WriteSet(), false);
+        Transaction child = new Transaction(snapshot, new WriteSet(), false);
+        child.lease = lease; // same transaction: expires with it
+        return child;
     }
 
     public void join(Transaction child) {
@@ -151,6 +155,23 @@ public final class Transaction {
      */
     public void notAReplay() {
         conflictsSince = txId;
+    }
+
+    void attachLease(OpenTransactionTracker.Lease attached) {
+        this.lease = attached;
+    }
+
+    OpenTransactionTracker.Lease lease() {
+        return lease;
+    }
+
+    /**
+     * True when the TM let this transaction's lease run out (its client did not renew it in time): versions its
+     * snapshot needs may have been garbage-collected, so it must neither read on nor commit.
+     */
+    public boolean isExpired() {
+        OpenTransactionTracker.Lease l = lease;
+        return l != null && l.isExpired();
     }
 
     /** RUNNING -> COMMITTING; false if the transaction was no longer running (aborted from another thread). */

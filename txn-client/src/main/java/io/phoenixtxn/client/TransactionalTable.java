@@ -193,6 +193,7 @@ public final class TransactionalTable implements Closeable {
 
     Get prepare(Transaction tx, Get get) throws IOException {
         verifyObserver();
+        refuseIfExpired(tx);
         Snapshot snapshot = tx.snapshot();
         Get prepared = SnapshotTimeRange.apply(new Get(get), snapshot, name);
         prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(snapshot));
@@ -202,11 +203,22 @@ public final class TransactionalTable implements Closeable {
 
     Scan prepare(Transaction tx, Scan scan) throws IOException {
         verifyObserver();
+        refuseIfExpired(tx);
         Snapshot snapshot = tx.snapshot();
         Scan prepared = SnapshotTimeRange.apply(new Scan(scan), snapshot, name);
         prepared.setAttribute(SnapshotAttributes.SNAPSHOT, SnapshotCodec.encode(snapshot));
         nameCommitTable(prepared);
         return prepared;
+    }
+
+    /** An expired transaction's snapshot may have been garbage-collected: it must not read on. */
+    private static void refuseIfExpired(Transaction tx) throws IOException {
+        if (tx.isExpired()) {
+            throw new SnapshotTooOldException("Snapshot too old: transaction " + tx.txId() + " outlived its lease at"
+                    + " the transaction manager (its client did not renew it within phoenix.txn.tm.transaction.lease"
+                    + ".ms), so versions it reads may have been garbage-collected. Roll it back and retry; raise"
+                    + " phoenix.txn.tm.transaction.lease.ms for transactions that pause that long.");
+        }
     }
 
     private void nameCommitTable(OperationWithAttributes op) {

@@ -16,6 +16,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -35,11 +38,13 @@ public final class TxnClient implements Closeable {
     private final CommitTable commitTable;
     private final PostCommitter postCommitter;
     private final CommitTableCleaner cleaner;
-    private final java.util.concurrent.ScheduledExecutorService cleanerSchedule;
+    private final OpenTransactionTracker openTransactions;
+    private final ScheduledExecutorService housekeeping;
 
     public TxnClient(Connection connection, Supplier<TransactionManager> tm, TxnClientConfig config)
             throws IOException {
-        this(connection, tm, config, new HBaseCommitTable(connection, TableName.valueOf(config.commitTable())));
+        this(connection, tm, config, new HBaseCommitTable(connection, TableName.valueOf(config.commitTable()),
+                config.commitPointTimeoutMs()));
         try (Admin admin = connection.getAdmin()) {
             CommitTableAdmin.ensureExists(admin, TableName.valueOf(config.commitTable()), config.commitTableRegions());
         }
@@ -54,17 +59,37 @@ public final class TxnClient implements Closeable {
         this.commitTable = commitTable;
         this.postCommitter = new PostCommitter(connection, commitTable, config.postCommitMode());
         this.cleaner = new CommitTableCleaner(commitTable, postCommitter);
-        this.cleanerSchedule = config.cleanerIntervalMs() > 0 ? scheduleCleaner(config.cleanerIntervalMs()) : null;
+        this.openTransactions = new OpenTransactionTracker(tm, config.keepAliveIntervalMs());
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "phoenix-txn-housekeeping");
+            t.setDaemon(true);
+            return t;
+        });
+        housekeeping.scheduleWithFixedDelay(quietly("telling the TM which transactions ended",
+                openTransactions::flushFinished), FINISHED_FLUSH_MS, FINISHED_FLUSH_MS, TimeUnit.MILLISECONDS);
+        long keepAlive = Math.max(1, config.keepAliveIntervalMs() / 2);
+        housekeeping.scheduleWithFixedDelay(quietly("renewing open transactions", openTransactions::keepAlive),
+                keepAlive, keepAlive, TimeUnit.MILLISECONDS);
+        if (config.cleanerIntervalMs() > 0) {
+            scheduleCleaner(config.cleanerIntervalMs());
+        }
     }
 
-    private java.util.concurrent.ScheduledExecutorService scheduleCleaner(long intervalMs) {
-        java.util.concurrent.ScheduledExecutorService schedule =
-                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "phoenix-txn-cleaner");
-                    t.setDaemon(true);
-                    return t;
-                });
-        schedule.scheduleWithFixedDelay(() -> {
+    /** Ended transactions are told to the TM in batches this often: they hold the GC horizon that much longer. */
+    private static final long FINISHED_FLUSH_MS = 100;
+
+    private static Runnable quietly(String what, Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.warn("Background task failed ({}); it runs again", what, e);
+            }
+        };
+    }
+
+    private void scheduleCleaner(long intervalMs) {
+        housekeeping.scheduleWithFixedDelay(() -> {
             try {
                 long graceUnits = intervalMs * io.phoenixtxn.snapshot.TimestampLayout.UNITS_PER_MILLI;
                 cleaner.cleanOnce(io.phoenixtxn.snapshot.TimestampLayout.firstSlotOfMillis(
@@ -72,8 +97,7 @@ public final class TxnClient implements Closeable {
             } catch (IOException | RuntimeException e) {
                 LOG.warn("Commit-table cleaning failed; the next pass retries", e);
             }
-        }, intervalMs, intervalMs, java.util.concurrent.TimeUnit.MILLISECONDS);
-        return schedule;
+        }, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
     }
 
     /** The cleaner of crashed clients' post-commits (also run periodically, see {@link TxnClientConfig}). */
@@ -82,7 +106,7 @@ public final class TxnClient implements Closeable {
     }
 
     public Transaction begin() throws IOException {
-        return Transaction.begun(tm.get().begin());
+        return openTransactions.track(Transaction.begun(tm.get().begin()));
     }
 
     /**
@@ -93,7 +117,15 @@ public final class TxnClient implements Closeable {
      * see. {@link Transaction#notAReplay()} narrows the window back once the transaction is known to be new work.
      */
     public Transaction beginReplayOf(long earlierStart) throws IOException {
-        return Transaction.begunAsReplay(tm.get().begin(), earlierStart);
+        return openTransactions.track(Transaction.begunAsReplay(tm.get().begin(), earlierStart));
+    }
+
+    /**
+     * The transaction of an index population, which reads and writes at its fence ({@link #fence}): the fence holds
+     * the TM's GC horizon, and this client renews and finishes it like any transaction it began.
+     */
+    public Transaction populationAt(long fence) {
+        return openTransactions.track(Transaction.begun(fence));
     }
 
     /** Wraps a table for transactional reads and writes. {@code conflictFree}: writes skip conflict detection. */
@@ -131,14 +163,34 @@ public final class TxnClient implements Closeable {
         if (!tx.startCommitting()) {
             throw new IllegalStateException("Transaction " + tx.txId() + " is already " + tx.status());
         }
+        try {
+            commitTracked(tx, syncPostCommit);
+        } finally {
+            openTransactions.ended(tx); // whatever the outcome, it no longer reads: the horizon may pass it
+        }
+    }
+
+    private void commitTracked(Transaction tx, boolean syncPostCommit) throws IOException {
+        if (tx.isExpired()) {
+            tx.markAborted();
+            postCommitter.removeTentativeCells(tx.writeSet().cells());
+            throw new TxnAbortedException(tx.txId(), AbortReason.EXPIRED);
+        }
         WriteSet writes = tx.writeSet();
         if (writes.isEmpty()) {
             tx.markCommitted(tx.txId());
             return;
         }
         long commitTs = decide(tx, writes);
+        long decidedAt = System.nanoTime();
         Map<TableName, List<WrittenCell>> cells = writes.cells();
         ProtocolHooks.current().afterTmDecision(tx.txId(), commitTs);
+        if (System.nanoTime() - decidedAt > TimeUnit.MILLISECONDS.toNanos(config.commitPointTimeoutMs())) {
+            // Too late to write the commit point: the TM's commit-point horizon may pass this transaction, after
+            // which nothing fences a late write (its invalid marker may be gone). Not written: not committed.
+            rollBack(tx);
+            throw new TxnAbortedException(tx.txId(), AbortReason.COMMIT_POINT_TOO_LATE);
+        }
         if (!reachCommitPoint(tx, commitTs, cells)) {
             rollBack(tx);
             try {
@@ -229,6 +281,7 @@ public final class TxnClient implements Closeable {
      */
     public void abort(Transaction tx) throws IOException {
         if (tx.abortIfRunning()) {
+            openTransactions.ended(tx);
             postCommitter.removeTentativeCells(tx.writeSet().cells());
             return;
         }
@@ -278,11 +331,15 @@ public final class TxnClient implements Closeable {
         return connection;
     }
 
+    /** Transactions this client holds open at the TM (monitoring, tests). */
+    public int openTransactionCount() {
+        return openTransactions.openCount();
+    }
+
     @Override
     public void close() {
-        if (cleanerSchedule != null) {
-            cleanerSchedule.shutdownNow();
-        }
+        housekeeping.shutdownNow();
+        openTransactions.flushFinished();
         postCommitter.close();
     }
 }

@@ -13,23 +13,27 @@ public final class TxnClientConfig {
     public static final String POST_COMMIT_MODE = "phoenix.txn.postcommit.mode";
     public static final String PENDING_WAIT_MS = "phoenix.txn.reader.pending.wait.ms";
     public static final String CLEANER_INTERVAL_MS = "phoenix.txn.cleaner.interval.ms";
+    public static final String KEEP_ALIVE_INTERVAL_MS = "phoenix.txn.keepalive.interval.ms";
+    public static final String COMMIT_POINT_TIMEOUT_MS = "phoenix.txn.commit.point.timeout.ms";
 
     /** How commit cells get written after the commit point. */
     public enum PostCommitMode { ASYNC, SYNC }
 
-    private final String commitTable;
-    private final int commitTableRegions;
-    private final PostCommitMode postCommitMode;
-    private final long pendingWaitMs;
-    private final long cleanerIntervalMs;
+    /** Defaults, named once. */
+    public static final long DEFAULT_PENDING_WAIT_MS = 50;
+    public static final long DEFAULT_CLEANER_INTERVAL_MS = 60_000;
+    public static final long DEFAULT_KEEP_ALIVE_INTERVAL_MS = 20_000;
+    public static final long DEFAULT_COMMIT_POINT_TIMEOUT_MS = 30_000;
 
-    private TxnClientConfig(String commitTable, int commitTableRegions, PostCommitMode postCommitMode,
-                            long pendingWaitMs, long cleanerIntervalMs) {
-        this.commitTable = commitTable;
-        this.commitTableRegions = commitTableRegions;
-        this.postCommitMode = postCommitMode;
-        this.pendingWaitMs = pendingWaitMs;
-        this.cleanerIntervalMs = cleanerIntervalMs;
+    /** Every setting, validated where it is read ({@link #from}). */
+    private record Values(String commitTable, int commitTableRegions, PostCommitMode postCommitMode, long pendingWaitMs,
+                          long cleanerIntervalMs, long keepAliveIntervalMs, long commitPointTimeoutMs) {
+    }
+
+    private final Values v;
+
+    private TxnClientConfig(Values values) {
+        this.v = values;
     }
 
     public static TxnClientConfig defaults() {
@@ -39,51 +43,82 @@ public final class TxnClientConfig {
     public static TxnClientConfig from(Function<String, String> lookup) {
         String table = firstNonBlank(lookup.apply(COMMIT_TABLE), lookup.apply(OMID_COMMIT_TABLE),
                 HBaseCommitTable.DEFAULT_NAME);
-        String mode = firstNonBlank(lookup.apply(POST_COMMIT_MODE), "async", "async");
+        String mode = firstNonBlank(lookup.apply(POST_COMMIT_MODE), "async");
         PostCommitMode postCommit;
         try {
             postCommit = PostCommitMode.valueOf(mode.trim().toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(POST_COMMIT_MODE + "='" + mode + "' is not one of async, sync", e);
         }
-        return new TxnClientConfig(table, (int) nonNegative(lookup, COMMIT_TABLE_REGIONS, 1), postCommit,
-                nonNegative(lookup, PENDING_WAIT_MS, 50), nonNegative(lookup, CLEANER_INTERVAL_MS, 60_000));
+        return new TxnClientConfig(new Values(table, (int) nonNegative(lookup, COMMIT_TABLE_REGIONS, 1), postCommit,
+                nonNegative(lookup, PENDING_WAIT_MS, DEFAULT_PENDING_WAIT_MS),
+                nonNegative(lookup, CLEANER_INTERVAL_MS, DEFAULT_CLEANER_INTERVAL_MS),
+                ConfigValues.number(lookup, KEEP_ALIVE_INTERVAL_MS, DEFAULT_KEEP_ALIVE_INTERVAL_MS, 1, Long.MAX_VALUE),
+                ConfigValues.number(lookup, COMMIT_POINT_TIMEOUT_MS, DEFAULT_COMMIT_POINT_TIMEOUT_MS, 1,
+                        Integer.MAX_VALUE)));
     }
 
     public TxnClientConfig withPostCommitMode(PostCommitMode mode) {
-        return new TxnClientConfig(commitTable, commitTableRegions, mode, pendingWaitMs, cleanerIntervalMs);
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), mode, v.pendingWaitMs(),
+                v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs()));
     }
 
     public TxnClientConfig withPendingWaitMs(long waitMs) {
-        return new TxnClientConfig(commitTable, commitTableRegions, postCommitMode, waitMs, cleanerIntervalMs);
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(), waitMs,
+                v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs()));
+    }
+
+    public TxnClientConfig withCleanerIntervalMs(long intervalMs) {
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
+                v.pendingWaitMs(), intervalMs, v.keepAliveIntervalMs(), v.commitPointTimeoutMs()));
+    }
+
+    public TxnClientConfig withKeepAliveIntervalMs(long intervalMs) {
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
+                v.pendingWaitMs(), v.cleanerIntervalMs(), intervalMs, v.commitPointTimeoutMs()));
+    }
+
+    public TxnClientConfig withCommitPointTimeoutMs(long timeoutMs) {
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
+                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), timeoutMs));
     }
 
     public String commitTable() {
-        return commitTable;
+        return v.commitTable();
     }
 
     public int commitTableRegions() {
-        return commitTableRegions;
+        return v.commitTableRegions();
     }
 
     public PostCommitMode postCommitMode() {
-        return postCommitMode;
+        return v.postCommitMode();
     }
 
     /** How long a reader waits for a pending writer to finish before it force-aborts it (VLDB'18 sec. 3.2). */
     public long pendingWaitMs() {
-        return pendingWaitMs;
-    }
-
-    public TxnClientConfig withCleanerIntervalMs(long intervalMs) {
-        return new TxnClientConfig(commitTable, commitTableRegions, postCommitMode, pendingWaitMs, intervalMs);
+        return v.pendingWaitMs();
     }
 
     /**
      * How often a client runs the {@link CommitTableCleaner} over entries older than the same period (0 = never).
      */
     public long cleanerIntervalMs() {
-        return cleanerIntervalMs;
+        return v.cleanerIntervalMs();
+    }
+
+    /** How often open transactions older than this are renewed with the TM (the GC horizon's client lease). */
+    public long keepAliveIntervalMs() {
+        return v.keepAliveIntervalMs();
+    }
+
+    /**
+     * The commit point must be written within this after the TM's decision arrives: past it the client does not
+     * start the write (the transaction aborts), and the commit-table write itself times out after it. The TM's
+     * phoenix.txn.tm.commit.point.horizon.lag.ms must exceed this plus the TM request timeout.
+     */
+    public long commitPointTimeoutMs() {
+        return v.commitPointTimeoutMs();
     }
 
     private static long nonNegative(Function<String, String> lookup, String key, long dflt) {

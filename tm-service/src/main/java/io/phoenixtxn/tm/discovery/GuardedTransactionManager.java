@@ -64,6 +64,28 @@ final class GuardedTransactionManager implements TransactionManager {
         return lwm;
     }
 
+    @Override
+    public void finished(long[] txIds) throws TmException {
+        guard.ensureHeld();
+        tm().finished(txIds);
+    }
+
+    @Override
+    public long[] keepAlive(long[] txIds) throws TmException {
+        guard.ensureHeld();
+        long[] expired = tm().keepAlive(txIds);
+        guard.confirm("KEEP_ALIVE");
+        return expired;
+    }
+
+    @Override
+    public io.phoenixtxn.tm.Horizon horizon() throws TmException {
+        guard.ensureHeld();
+        io.phoenixtxn.tm.Horizon horizon = tm().horizon();
+        guard.confirm("HORIZON");
+        return horizon;
+    }
+
     /** The JVM's TM outlives this client's use of it. */
     @Override
     public void close() {

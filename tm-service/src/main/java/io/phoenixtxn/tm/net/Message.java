@@ -62,6 +62,28 @@ sealed interface Message {
         }
     }
 
+    /** Transactions ended on the client (a {@link Done} acknowledges; the client does not wait for it). */
+    record Finished(long requestId, long[] txIds) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.FINISHED;
+        }
+    }
+
+    record KeepAlive(long requestId, long[] txIds) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.KEEP_ALIVE;
+        }
+    }
+
+    record GetHorizon(long requestId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.HORIZON;
+        }
+    }
+
     record Ping(long requestId) implements Request {
         @Override
         public MessageType type() {
@@ -116,6 +138,29 @@ sealed interface Message {
         @Override
         public MessageType type() {
             return MessageType.PONG;
+        }
+    }
+
+    record Done(long requestId) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.DONE;
+        }
+    }
+
+    /** The transactions a KEEP_ALIVE named that the TM no longer holds (expired). */
+    record TxIds(long requestId, long[] txIds) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.TXIDS;
+        }
+    }
+
+    /** The GC horizon and the commit-point horizon; both -1 while the TM cannot tell. */
+    record HorizonIs(long requestId, long gc, long commitPointSafe) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.HORIZON_IS;
         }
     }
 

@@ -9,6 +9,9 @@ enum MessageType {
     LOW_WATER_MARK(0x05),
     PING(0x06),
     PENDING_STATUS(0x07),
+    FINISHED(0x08),
+    KEEP_ALIVE(0x09),
+    HORIZON(0x0A),
 
     HELLO_OK(0x41),
     TIMESTAMP(0x42),
@@ -16,7 +19,10 @@ enum MessageType {
     ABORTED(0x44),
     ERROR(0x45),
     PONG(0x46),
-    STATUS(0x47);
+    STATUS(0x47),
+    DONE(0x48),
+    TXIDS(0x49),
+    HORIZON_IS(0x4A);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

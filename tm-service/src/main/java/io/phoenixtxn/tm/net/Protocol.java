@@ -32,6 +32,9 @@ package io.phoenixtxn.tm.net;
  *   LOW_WATER_MARK 0x05  -                                                        -> TIMESTAMP
  *   PING           0x06  -                                                        -> PONG
  *   PENDING_STATUS 0x07  writer txId (long) | reader's start (long)               -> STATUS
+ *   FINISHED       0x08  n (int) | n transaction ids (longs)                      -> DONE (not awaited)
+ *   KEEP_ALIVE     0x09  n (int) | n transaction ids (longs)                      -> TXIDS (the expired ones)
+ *   HORIZON        0x0A  -                                                        -> HORIZON_IS
  *
  *   HELLO_OK       0x41  protocol version (int) | server idle timeout (int, seconds)
  *   TIMESTAMP      0x42  timestamp (long)
@@ -40,10 +43,13 @@ package io.phoenixtxn.tm.net;
  *   ERROR          0x45  message (UTF-8, rest of the frame)
  *   PONG           0x46  -
  *   STATUS         0x47  kind (1 byte: {@link io.phoenixtxn.tm.PendingStatus.Kind#wireCode()}) | commit ts (long)
+ *   DONE           0x48  -
+ *   TXIDS          0x49  n (int) | n transaction ids (longs)
+ *   HORIZON_IS     0x4A  GC horizon (long) | commit-point horizon (long); both -1: not known yet
  * </pre>
  * Any request may be answered by ERROR. Requests are pipelined: a client sends many before the first answer, and
  * answers come back in any order, matched by request id. The ABORTED reason and the STATUS kind are explicit codes
- * (ABORTED: 1 CONFLICT, 2 FENCE, 3 BELOW_LOW_WATER_MARK, 4 CONFLICT_HISTORY_FULL, 5 LEASE_LOST; STATUS: 1
+ * (ABORTED: 1 CONFLICT, 2 FENCE, 3 BELOW_LOW_WATER_MARK, 4 CONFLICT_HISTORY_FULL, 5 LEASE_LOST, 6 EXPIRED; STATUS: 1
  * NOT_DECIDED, 2 DECIDED, 3 UNKNOWN), independent of the enums' declaration order; a code is never reused, and a
  * new one needs a new protocol version. A HELLO with another version gets an ERROR naming both versions, then the
  * server closes the connection.
@@ -54,14 +60,15 @@ package io.phoenixtxn.tm.net;
  * connection to a primary of the current epoch (else UNKNOWN).
  *
  * <h2>Versions</h2>
- * 1: first version. 2: COMMIT carries the conflict window's start (replays); PENDING_STATUS carries the reader's start; ABORTED and STATUS carry explicit codes instead
- * of enum ordinals.
+ * 1: first version. 2: COMMIT carries the conflict window's start (replays); PENDING_STATUS carries the reader's
+ * start; ABORTED and STATUS carry explicit codes instead of enum ordinals. 3: FINISHED, KEEP_ALIVE and HORIZON (the
+ * GC horizon: open transactions and their leases); ABORTED code 6 EXPIRED.
  */
 final class Protocol {
     /** "PTXN": first four bytes of every HELLO payload; anything else is not our client. */
     static final int MAGIC = 0x5054_584E;
     static final String MAGIC_TEXT = "0x5054584E";
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     static final int LENGTH_FIELD_BYTES = 4;
     /** Type byte plus request id: the part of a body that must be readable to answer with an ERROR. */

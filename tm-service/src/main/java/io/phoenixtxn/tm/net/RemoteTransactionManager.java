@@ -124,6 +124,49 @@ public final class RemoteTransactionManager implements TransactionManager {
         return await(pendingStatusAsync(writerTxId, readerTxId), "PENDING_STATUS");
     }
 
+    /**
+     * Sent without waiting for the answer: the transactions stop holding the GC horizon a round trip later, and a
+     * lost message costs only the rest of their lease.
+     */
+    @Override
+    public void finished(long[] txIds) throws TmException {
+        if (txIds.length == 0) {
+            return;
+        }
+        long[] ids = txIds.clone();
+        send(id -> new Message.Finished(id, ids)).whenComplete((reply, failure) -> {
+            if (failure != null) {
+                LOG.debug("FINISHED for {} transactions not delivered ({}); their leases run out instead", ids.length,
+                        failure.getMessage());
+            }
+        });
+    }
+
+    @Override
+    public long[] keepAlive(long[] txIds) throws TmException {
+        long[] ids = txIds.clone();
+        return await(send(id -> new Message.KeepAlive(id, ids)).thenApply(reply -> {
+            if (reply.response() instanceof Message.TxIds expired) {
+                return expired.txIds();
+            }
+            throw new CompletionException(unexpected(reply, "KEEP_ALIVE", MessageType.TXIDS));
+        }), "KEEP_ALIVE");
+    }
+
+    /** A horizon from a primary of an older epoch than the newest known is not taken: UNKNOWN. */
+    @Override
+    public io.phoenixtxn.tm.Horizon horizon() throws TmException {
+        return await(send(Message.GetHorizon::new).thenApply(reply -> {
+            if (!(reply.response() instanceof Message.HorizonIs h)) {
+                throw new CompletionException(unexpected(reply, "HORIZON", MessageType.HORIZON_IS));
+            }
+            if (reply.connection().endpoint().epoch() < pool.epochFloor() || h.gc() < 0) {
+                return io.phoenixtxn.tm.Horizon.UNKNOWN;
+            }
+            return new io.phoenixtxn.tm.Horizon(h.gc(), h.commitPointSafe());
+        }), "HORIZON");
+    }
+
     /** A start timestamp from the current primary, newer than its epoch. */
     public CompletableFuture<Long> beginAsync() {
         return begin(true);

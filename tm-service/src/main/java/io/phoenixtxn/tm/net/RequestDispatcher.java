@@ -87,6 +87,14 @@ final class RequestDispatcher implements AutoCloseable {
                 return new Message.Timestamp(id, tm.fence(fence.tableId()));
             } else if (request instanceof Message.GetLowWaterMark) {
                 return new Message.Timestamp(id, tm.lowWaterMark());
+            } else if (request instanceof Message.Finished finished) {
+                tm.finished(finished.txIds());
+                return new Message.Done(id);
+            } else if (request instanceof Message.KeepAlive keepAlive) {
+                return new Message.TxIds(id, tm.keepAlive(keepAlive.txIds()));
+            } else if (request instanceof Message.GetHorizon) {
+                io.phoenixtxn.tm.Horizon horizon = tm.horizon();
+                return new Message.HorizonIs(id, horizon.gc(), horizon.commitPointSafe());
             }
             throw new IllegalArgumentException(request.type() + " is answered by the connection, not the TM");
         } catch (TmException | RuntimeException e) {

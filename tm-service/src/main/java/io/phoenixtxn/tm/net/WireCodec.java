@@ -48,7 +48,14 @@ final class WireCodec {
                         - Protocol.HEADER_BYTES);
             }
             case PENDING_STATUS:
+            case HORIZON_IS:
                 return 8 + 8;
+            case FINISHED:
+                return 4 + 8 * ((Message.Finished) message).txIds().length;
+            case KEEP_ALIVE:
+                return 4 + 8 * ((Message.KeepAlive) message).txIds().length;
+            case TXIDS:
+                return 4 + 8 * ((Message.TxIds) message).txIds().length;
             case ABORTED:
                 return 1;
             case STATUS:
@@ -84,6 +91,14 @@ final class WireCodec {
             out.writeByte(st.kind().wireCode()).writeLong(st.commitTs());
         } else if (message instanceof Message.ErrorReply) {
             out.writeCharSequence(errorText, StandardCharsets.UTF_8);
+        } else if (message instanceof Message.Finished f) {
+            writeLongs(f.txIds(), out);
+        } else if (message instanceof Message.KeepAlive k) {
+            writeLongs(k.txIds(), out);
+        } else if (message instanceof Message.TxIds t) {
+            writeLongs(t.txIds(), out);
+        } else if (message instanceof Message.HorizonIs h) {
+            out.writeLong(h.gc()).writeLong(h.commitPointSafe());
         }
     }
 
@@ -158,6 +173,21 @@ final class WireCodec {
             case STATUS:
                 expectPayload(type, id, body, 1 + 8);
                 return new Message.Status(id, statusKind(id, body.readUnsignedByte()), body.readLong());
+            case FINISHED:
+                return new Message.Finished(id, onlyLongs(type, id, body));
+            case KEEP_ALIVE:
+                return new Message.KeepAlive(id, onlyLongs(type, id, body));
+            case HORIZON:
+                expectPayload(type, id, body, 0);
+                return new Message.GetHorizon(id);
+            case DONE:
+                expectPayload(type, id, body, 0);
+                return new Message.Done(id);
+            case TXIDS:
+                return new Message.TxIds(id, onlyLongs(type, id, body));
+            case HORIZON_IS:
+                expectPayload(type, id, body, 16);
+                return new Message.HorizonIs(id, body.readLong(), body.readLong());
             default:
                 throw new IllegalStateException("MessageType " + type + " has no decoder");
         }
@@ -170,8 +200,8 @@ final class WireCodec {
         }
         long txId = body.readLong();
         long conflictsSince = body.readLong();
-        long[] rows = readLongs(id, body, "row", 4);
-        long[] tables = readLongs(id, body, "table", 0);
+        long[] rows = readLongs(MessageType.COMMIT, id, body, "row", 4);
+        long[] tables = readLongs(MessageType.COMMIT, id, body, "table", 0);
         if (body.isReadable()) {
             throw malformed(MessageType.COMMIT, id, body.readableBytes() + " bytes follow the " + tables.length
                     + " table ids; the counts do not match the frame length");
@@ -179,19 +209,29 @@ final class WireCodec {
         return new Message.Commit(id, txId, conflictsSince, rows, tables);
     }
 
+    /** A payload that is exactly a count and that many longs (transaction ids). */
+    private static long[] onlyLongs(MessageType type, long id, ByteBuf body) throws MalformedFrameException {
+        long[] values = readLongs(type, id, body, "transaction id", 0);
+        if (body.isReadable()) {
+            throw malformed(type, id, body.readableBytes() + " bytes follow the " + values.length
+                    + " transaction ids; the count does not match the frame length");
+        }
+        return values;
+    }
+
     /** Reads a count and that many longs, requiring {@code bytesAfter} more bytes to follow them. */
-    private static long[] readLongs(long id, ByteBuf body, String what, int bytesAfter)
+    private static long[] readLongs(MessageType type, long id, ByteBuf body, String what, int bytesAfter)
             throws MalformedFrameException {
         if (body.readableBytes() < 4) {
-            throw malformed(MessageType.COMMIT, id, "frame ends before the " + what + " count (truncated frame)");
+            throw malformed(type, id, "frame ends before the " + what + " count (truncated frame)");
         }
         int count = body.readInt();
         if (count < 0) {
-            throw malformed(MessageType.COMMIT, id, "negative " + what + " count " + count);
+            throw malformed(type, id, "negative " + what + " count " + count);
         }
         long needed = 8L * count + bytesAfter;
         if (body.readableBytes() < needed) {
-            throw malformed(MessageType.COMMIT, id, "declares " + count + " " + what + "s (" + needed
+            throw malformed(type, id, "declares " + count + " " + what + "s (" + needed
                     + " more bytes) but only " + body.readableBytes() + " bytes remain; the counts do not match the"
                     + " frame length (truncated or corrupt frame)");
         }
