@@ -6,6 +6,7 @@ import io.phoenixtxn.tm.TransactionManager;
 
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongFunction;
 
@@ -37,13 +38,13 @@ public final class ScriptedTm {
                 new Class<?>[] {TransactionManager.class}, (proxy, method, args) -> {
                     switch (method.getName()) {
                         case "pendingStatus":
-                            long txId = (Long) args[0];
-                            asked.add(txId);
-                            PendingStatus status = answers.apply(txId);
-                            if (status == null) {
-                                throw new TmException("scripted: TM unreachable");
+                            return answer((Long) args[0]);
+                        case "pendingStatusAsync":
+                            try {
+                                return CompletableFuture.completedFuture(answer((Long) args[0]));
+                            } catch (TmException e) {
+                                return CompletableFuture.failedFuture(e);
                             }
-                            return status;
                         case "close":
                             return null;
                         case "toString":
@@ -56,6 +57,16 @@ public final class ScriptedTm {
                             throw new UnsupportedOperationException("a reader does not call " + method.getName());
                     }
                 });
+    }
+
+    /** The scripted answer about a writer (its transaction id is the first argument of every status question). */
+    private PendingStatus answer(long writerTxId) throws TmException {
+        asked.add(writerTxId);
+        PendingStatus status = answers.apply(writerTxId);
+        if (status == null) {
+            throw new TmException("scripted: TM unreachable");
+        }
+        return status;
     }
 
     /** The transaction ids the TM was asked about, in order. */
