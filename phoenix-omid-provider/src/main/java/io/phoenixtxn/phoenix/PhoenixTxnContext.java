@@ -263,7 +263,21 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             // Phoenix's commit retry never does: this transaction is new work, not a replay (see ReplayGuard).
             current.notAReplay();
         }
-        current.setVisibilityLevel(VisibilityLevel.valueOf(level.name()));
+        current.setVisibilityLevel(levelOf(level));
+    }
+
+    /** Phoenix's level as ours (same three levels); Phoenix sets it on every statement. */
+    private static VisibilityLevel levelOf(PhoenixVisibilityLevel level) {
+        switch (level) {
+            case SNAPSHOT:
+                return VisibilityLevel.SNAPSHOT;
+            case SNAPSHOT_EXCLUDE_CURRENT:
+                return VisibilityLevel.SNAPSHOT_EXCLUDE_CURRENT;
+            case SNAPSHOT_ALL:
+                return VisibilityLevel.SNAPSHOT_ALL;
+            default:
+                throw new IllegalArgumentException("Unknown Phoenix visibility level " + level);
+        }
     }
 
     @Override

@@ -41,8 +41,7 @@ public final class TxnClientConfig {
     }
 
     public static TxnClientConfig from(Function<String, String> lookup) {
-        String table = firstNonBlank(lookup.apply(COMMIT_TABLE), lookup.apply(OMID_COMMIT_TABLE),
-                HBaseCommitTable.DEFAULT_NAME);
+        String table = commitTableOf(lookup);
         String mode = firstNonBlank(lookup.apply(POST_COMMIT_MODE), "async");
         PostCommitMode postCommit;
         try {
@@ -56,6 +55,14 @@ public final class TxnClientConfig {
                 ConfigValues.number(lookup, KEEP_ALIVE_INTERVAL_MS, DEFAULT_KEEP_ALIVE_INTERVAL_MS, 1, Long.MAX_VALUE),
                 ConfigValues.number(lookup, COMMIT_POINT_TIMEOUT_MS, DEFAULT_COMMIT_POINT_TIMEOUT_MS, 1,
                         Integer.MAX_VALUE)));
+    }
+
+    /**
+     * The commit table alone, as {@link #from} reads it: for callers that need only this on a hot path (a table
+     * wrapper made for every Phoenix statement), without validating every other key each time.
+     */
+    public static String commitTableOf(Function<String, String> lookup) {
+        return firstNonBlank(lookup.apply(COMMIT_TABLE), lookup.apply(OMID_COMMIT_TABLE), HBaseCommitTable.DEFAULT_NAME);
     }
 
     public TxnClientConfig withPostCommitMode(PostCommitMode mode) {
