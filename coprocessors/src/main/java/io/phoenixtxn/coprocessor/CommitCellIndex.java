@@ -4,6 +4,7 @@ import io.phoenixtxn.client.OnDiskLayout;
 import org.apache.hadoop.hbase.ByteBufferExtendedCell;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.util.Bytes;
 
 import java.util.Arrays;
 
@@ -64,7 +65,21 @@ final class CommitCellIndex {
 
     /** The commit timestamp kept for this version of the data cell's column, or {@link #UNKNOWN}. */
     long commitTimestampOf(Cell dataCell, long version) {
-        int column = columnOf(dataCell);
+        return commitTimestampIn(columnOf(dataCell), version);
+    }
+
+    /** The commit timestamp kept for this version of the column named by {@code qualifier}, or {@link #UNKNOWN}. */
+    long commitTimestampOf(byte[] qualifier, long version) {
+        for (int column = 0; column < columns; column++) {
+            if (Bytes.equals(qualifiers, qualifierOffset[column], qualifierLength[column], qualifier, 0,
+                    qualifier.length)) {
+                return commitTimestampIn(column, version);
+            }
+        }
+        return UNKNOWN;
+    }
+
+    private long commitTimestampIn(int column, long version) {
         if (column < 0) {
             return UNKNOWN;
         }

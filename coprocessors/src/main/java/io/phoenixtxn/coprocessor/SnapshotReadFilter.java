@@ -30,6 +30,8 @@ import java.util.List;
  * kept commit cell (pending, committed without a commit cell yet, a column whose commit cells sort after its data
  * such as qualifiers starting with 0x00 and the family-delete marker, or older than the newest committed version
  * when that one's data is missing) is resolved by {@link CommitResolver}, as before: correct whatever the order.
+ * Family-delete markers sort before their own commit cells but before any ordinary data of their family too: the
+ * newest few wait for their commit cells ({@link PendingFamilyDeletes}) and are decided before the first data cell.
  * Seeks are hints only; where HBase does not honour them (reversed scans run forward within a row but honour only
  * backward hints) the cells in between arrive and get the same answers.
  */
@@ -42,6 +44,8 @@ final class SnapshotReadFilter extends FilterBase {
 
     /** Commit cells of the current family that the read may need. */
     private final CommitCellIndex familyCommits = new CommitCellIndex();
+    /** Family-delete markers of the current family waiting for their commit cells. */
+    private final PendingFamilyDeletes pendingDeletes = new PendingFamilyDeletes();
     private Cell currentColumn;
     private Cell currentFamily;
     /** Version and commit timestamp of the newest visible family delete in the current family, or -1. */
@@ -66,6 +70,7 @@ final class SnapshotReadFilter extends FilterBase {
             currentColumn = null;
             familyDeleteVersion = -1;
             familyCommits.clear();
+            pendingDeletes.clear();
         }
         long version = cell.getTimestamp();
         if (version >= snapshot.maxVersionExclusive()) {
@@ -77,8 +82,18 @@ final class SnapshotReadFilter extends FilterBase {
             return filterCommitCell(cell, version);
         }
         if (currentColumn == null || !CellUtil.matchingColumn(cell, currentColumn)) {
+            settleFamilyDelete(); // markers still waiting: decide them before any data they may mask
             currentColumn = cell;
             selector.reset();
+        }
+        if (mayWaitForCommitCell(cell, version)) {
+            pendingDeletes.add(cell, version);
+            return ReturnCode.SKIP;
+        }
+        if (settleFamilyDelete()) {
+            // A newer marker of this column is the family delete: the column's walk ends there.
+            selector.offer(familyDeleteVersion, familyDeleteCommitTs);
+            return ReturnCode.NEXT_COL;
         }
         long commitTs = commitTimestampOf(cell, version);
         ColumnVersionSelector.Decision decision = selector.offer(version, commitTs);
@@ -124,6 +139,45 @@ final class SnapshotReadFilter extends FilterBase {
     }
 
     /**
+     * Can this family-delete marker wait for its commit cell, which sorts after it? Only while the family delete is
+     * undecided and the marker column's walk goes on, for markers of other writers below our start, and a few.
+     */
+    private boolean mayWaitForCommitCell(Cell cell, long version) {
+        return familyDeleteVersion < 0 && !selector.isDone() && !pendingDeletes.isFull()
+                && OnDiskLayout.isFamilyDeleteMarker(cell) && Visibility.needsCommitTimestamp(snapshot, version);
+    }
+
+    /**
+     * Decides the waiting markers, newest first, from their commit cells if the read has met them since, else
+     * through the resolver: the first one in the snapshot is the family delete. Called when the marker column ends,
+     * or within it when a marker cannot wait any longer.
+     *
+     * @return true when one of them is the family delete
+     */
+    private boolean settleFamilyDelete() throws IOException {
+        if (pendingDeletes.isEmpty()) {
+            return false;
+        }
+        try {
+            for (int i = 0; i < pendingDeletes.size(); i++) {
+                long version = pendingDeletes.version(i);
+                long commitTs = familyCommits.commitTimestampOf(OnDiskLayout.FAMILY_DELETE_QUALIFIER, version);
+                if (commitTs == CommitCellIndex.UNKNOWN) {
+                    commitTs = resolve(pendingDeletes.marker(), version);
+                }
+                if (Visibility.isVisible(snapshot, version, commitTs)) {
+                    familyDeleteVersion = version;
+                    familyDeleteCommitTs = commitTs;
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            pendingDeletes.clear();
+        }
+    }
+
+    /**
      * A commit cell: kept if its version is below our start, until the first one committed in the snapshot, which
      * ends the column (its data version is the oldest the selector can reach).
      */
@@ -157,6 +211,11 @@ final class SnapshotReadFilter extends FilterBase {
         if (kept != CommitCellIndex.UNKNOWN) {
             return kept;
         }
+        return resolve(cell, version);
+    }
+
+    /** The commit timestamp of {@code version} of the cell's column, from the region, the commit table or the TM. */
+    private long resolve(Cell cell, long version) throws IOException {
         return resolver.resolve(CellUtil.cloneRow(cell), CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell),
                 version, snapshot.txId(), commitCells);
     }
@@ -164,6 +223,7 @@ final class SnapshotReadFilter extends FilterBase {
     @Override
     public void reset() throws IOException {
         familyCommits.clear();
+        pendingDeletes.clear();
         ownHint = null;
         currentColumn = null;
         currentFamily = null;

@@ -140,6 +140,46 @@ class SnapshotReadFilterTest {
         ScanDriver scan = snapshotScan(Snapshot.begin(READER), null, row);
         assertEquals(List.of(), values(scan.row(row.cells())));
         assertEquals(6, scan.offered(), "the marker, three commit cells (q1, q2, the marker's) and q1, q2");
+        assertEquals(0, row.commitCellReads(), "the marker's commit cell is met later in the scan: no region read");
+    }
+
+    @Test
+    void aRowDeletedManyTimesReadsAtMostOneMarkerCommitCellFromTheRegion() throws IOException {
+        SyntheticRow row = new SyntheticRow("r");
+        for (int i = 0; i < 100; i++) { // insert, then delete, 100 times (tx(5i+2) free for readers); one last insert
+            row.committed(Q1, tx(5 * i), tx(5 * i + 1), "v" + i).familyDelete(tx(5 * i + 3), tx(5 * i + 4));
+        }
+        row.committed(Q2, tx(500), tx(501), "last");
+        ScanDriver scan = snapshotScan(Snapshot.begin(READER), null, row);
+        assertEquals(List.of("q2=last"), values(scan.row(row.cells())));
+        assertTrue(row.commitCellReads() <= 1, row.commitCellReads() + " commit-cell reads");
+        assertTrue(scan.offered() <= 16, "offered " + scan.offered());
+        // A reader between two deletes sees the insert in between.
+        assertEquals(List.of("q1=v50"), values(snapshotScan(Snapshot.begin(tx(5 * 50 + 2)), null, row)
+                .row(row.cells())));
+    }
+
+    @Test
+    void aPendingNewestRowDeleteLeavesTheOlderCommittedOneInForce() throws IOException {
+        long pendingDeleter = tx(6_000);
+        tm = ScriptedTm.answering(txId -> txId == pendingDeleter ? PendingStatus.notDecided() : PendingStatus.unknown());
+        SyntheticRow row = hotRow(1_000).familyDelete(tx(5_000), tx(5_001))
+                .committed(Q2, tx(5_003), tx(5_004), "after-delete").familyDelete(pendingDeleter, NOT_COMMITTED);
+        ScanDriver scan = snapshotScan(Snapshot.begin(READER), null, row);
+        assertEquals(List.of("q2=after-delete"), values(scan.row(row.cells())));
+        assertEquals(List.of(pendingDeleter), tm.asked());
+        assertEquals(1, row.commitCellReads(), "only the pending marker is resolved through the region");
+    }
+
+    @Test
+    void dataSortingBetweenTheMarkersAndTheirCommitCellsIsMaskedCorrectly() throws IOException {
+        byte[] zeroA = {0x00, 'a'}; // sorts after the markers and before their commit cells (00 C2 80 C2 80)
+        SyntheticRow row = new SyntheticRow("r").committed(zeroA, tx(1), tx(2), "a-old")
+                .familyDelete(tx(10), tx(11)).committed(Q1, tx(12), tx(13), "q1-new");
+        ScanDriver scan = snapshotScan(Snapshot.begin(READER), null, row);
+        assertEquals(List.of("q1=q1-new"), values(scan.row(row.cells())));
+        assertEquals(List.of("a-old"), rawValues(snapshotScan(Snapshot.begin(tx(11)), null, row).row(row.cells())),
+                "a reader that started before the delete committed");
     }
 
     @Test

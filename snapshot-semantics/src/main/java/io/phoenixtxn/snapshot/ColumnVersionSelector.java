@@ -29,6 +29,11 @@ public final class ColumnVersionSelector {
         done = false;
     }
 
+    /** Has the walk of this column ended (every further version is {@link Decision#NEXT_COLUMN})? */
+    public boolean isDone() {
+        return done;
+    }
+
     public Decision offer(long version, long commitTs) {
         if (done) {
             return Decision.NEXT_COLUMN;
