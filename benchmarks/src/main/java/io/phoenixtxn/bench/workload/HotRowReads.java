@@ -27,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 final class HotRowReads {
     private static final long HOT = 1;
     private static final long COLD = 2;
+    /** A second cold row: cold vs cold shows how far apart two equal reads land in this run (the noise). */
+    private static final long COLD_TWIN = 3;
     /** One in this many updates is rolled back. */
     private static final int ROLLBACK_EVERY = 10;
 
@@ -35,8 +37,8 @@ final class HotRowReads {
 
     static String header() {
         return "| updates of the hot row | phase | raw cells hot / cold | hot mean / p50 / p99 us"
-                + " | cold mean / p50 / p99 us | hot / cold (mean, p50) | load avg |\n"
-                + "| --- | --- | --- | --- | --- | --- | --- |";
+                + " | cold mean / p50 / p99 us | hot / cold (mean, p50) | cold twin / cold (mean, p50) | load avg |\n"
+                + "| --- | --- | --- | --- | --- | --- | --- | --- |";
     }
 
     /** Writes the history, then measures before any flush and after flush + major compaction; one table row each. */
@@ -62,10 +64,12 @@ final class HotRowReads {
     private static String writeHistory(Connection c, String table, int updates, PrintStream out) throws Exception {
         String last = null;
         try (PreparedStatement upsert = c.prepareStatement("UPSERT INTO " + table + " VALUES (?, ?, ?)")) {
-            upsert.setLong(1, COLD);
-            upsert.setString(2, "cold");
-            upsert.setLong(3, 0);
-            upsert.executeUpdate();
+            for (long cold : new long[] {COLD, COLD_TWIN}) {
+                upsert.setLong(1, cold);
+                upsert.setString(2, "cold");
+                upsert.setLong(3, 0);
+                upsert.executeUpdate();
+            }
             c.commit();
             long started = System.nanoTime();
             for (int i = 0; i < updates; i++) {
@@ -97,13 +101,16 @@ final class HotRowReads {
             List<Stats> stats = new Alternating()
                     .add("hot", thread -> i -> read(c, select, HOT, hotValue))
                     .add("cold", thread -> i -> read(c, select, COLD, "cold"))
+                    .add("cold twin", thread -> i -> read(c, select, COLD_TWIN, "cold"))
                     .run(warmup, reads, 10);
             Stats hot = stats.get(0);
             Stats cold = stats.get(1);
-            return String.format("| %,d | %s | %,d / %,d | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.2fx, %.2fx | %s |",
-                    updates, phase, hotCells, coldCells, hot.meanMicros, hot.p50Micros, hot.p99Micros,
-                    cold.meanMicros, cold.p50Micros, cold.p99Micros, hot.meanMicros / cold.meanMicros,
-                    hot.p50Micros / cold.p50Micros, LoadAverage.now());
+            Stats twin = stats.get(2);
+            return String.format("| %,d | %s | %,d / %,d | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.2fx, %.2fx"
+                            + " | %.2fx, %.2fx | %s |", updates, phase, hotCells, coldCells, hot.meanMicros,
+                    hot.p50Micros, hot.p99Micros, cold.meanMicros, cold.p50Micros, cold.p99Micros,
+                    hot.meanMicros / cold.meanMicros, hot.p50Micros / cold.p50Micros,
+                    twin.meanMicros / cold.meanMicros, twin.p50Micros / cold.p50Micros, LoadAverage.now());
         }
     }
 
