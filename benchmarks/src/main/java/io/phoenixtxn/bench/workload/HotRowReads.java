@@ -6,6 +6,8 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.phoenix.schema.types.PLong;
 
 import java.io.PrintStream;
@@ -97,6 +99,8 @@ final class HotRowReads {
                                   String hotValue, int warmup, int reads) throws Exception {
         long hotCells = rawCells(stack, table, HOT);
         long coldCells = rawCells(stack, table, COLD);
+        int files = storeFiles(stack, table);
+        String where = phase + " (" + files + (files == 1 ? " store file)" : " store files)");
         try (PreparedStatement select = c.prepareStatement("SELECT V, N FROM " + table + " WHERE K = ?")) {
             List<Stats> stats = new Alternating()
                     .add("hot", thread -> i -> read(c, select, HOT, hotValue))
@@ -107,7 +111,7 @@ final class HotRowReads {
             Stats cold = stats.get(1);
             Stats twin = stats.get(2);
             return String.format("| %,d | %s | %,d / %,d | %.0f / %.0f / %.0f | %.0f / %.0f / %.0f | %.2fx, %.2fx"
-                            + " | %.2fx, %.2fx | %s |", updates, phase, hotCells, coldCells, hot.meanMicros,
+                            + " | %.2fx, %.2fx | %s |", updates, where, hotCells, coldCells, hot.meanMicros,
                     hot.p50Micros, hot.p99Micros, cold.meanMicros, cold.p50Micros, cold.p99Micros,
                     hot.meanMicros / cold.meanMicros, hot.p50Micros / cold.p50Micros,
                     twin.meanMicros / cold.meanMicros, twin.p50Micros / cold.p50Micros, LoadAverage.now());
@@ -137,6 +141,17 @@ final class HotRowReads {
             }
         }
         return cells;
+    }
+
+    /** Store files of the table's regions: 0 while everything is in the memstore. */
+    private static int storeFiles(EmbeddedStack stack, String table) {
+        int files = 0;
+        for (HRegion region : stack.hbase().getHBaseCluster().getRegions(TableName.valueOf(table))) {
+            for (HStore store : region.getStores()) {
+                files += store.getStorefilesCount();
+            }
+        }
+        return files;
     }
 
     /** Flushes and major-compacts every region of the table in place (the stack's region server is in this JVM). */

@@ -28,7 +28,7 @@ class ReadCostBenchmarkIT {
         assertEquals(6, rows.size(), output);
         assertTrue(rows.get(0).startsWith("| in an explicit transaction (select, commit) | 1 |"), output);
         assertTrue(rows.get(3).startsWith("| auto-commit | 2 |"), output);
-        assertTrue(rows.get(4).startsWith("| 25 | before any flush |"), output);
-        assertTrue(rows.get(5).startsWith("| 25 | after flush + major compaction |"), output);
+        assertTrue(rows.get(4).startsWith("| 25 | before any flush (0 store files) |"), output);
+        assertTrue(rows.get(5).startsWith("| 25 | after flush + major compaction (1 store file) |"), output);
     }
 }
