@@ -26,7 +26,7 @@ final class CommitCellIndex {
     /** The data qualifiers of the columns, back to back. */
     private byte[] qualifiers = new byte[64];
     private int qualifierBytes;
-    /** Per column: where its qualifier sits in {@link #qualifiers}; its entries are [firstEntry[c], firstEntry[c+1]). */
+    /** Per column c: where its qualifier sits in {@link #qualifiers}; its entries: [firstEntry[c], firstEntry[c+1]). */
     private int[] qualifierOffset = new int[8];
     private int[] qualifierLength = new int[8];
     private int[] firstEntry = new int[9];

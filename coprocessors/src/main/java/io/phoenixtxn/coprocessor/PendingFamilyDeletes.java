@@ -1,6 +1,7 @@
 package io.phoenixtxn.coprocessor;
 
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.KeyValueUtil;
 
 /**
  * Family-delete markers a snapshot read has met but not decided yet. A marker's qualifier is empty, so it sorts
@@ -14,7 +15,10 @@ final class PendingFamilyDeletes {
 
     private final long[] versions = new long[CAPACITY];
     private int count;
-    /** One of the markers: its row and family, should one of them have to be resolved. */
+    /**
+     * A copy of the first marker's key: its row and family, should one of them have to be resolved. A copy, because
+     * the scanner may hand its blocks back between the marker and the decision (a partial row's RPC ends).
+     */
     private Cell marker;
 
     boolean isEmpty() {
@@ -31,7 +35,7 @@ final class PendingFamilyDeletes {
             throw new IllegalStateException("Already holding " + CAPACITY + " family-delete markers");
         }
         if (count == 0) {
-            marker = markerCell;
+            marker = KeyValueUtil.toNewKeyCell(markerCell);
         }
         versions[count++] = version;
     }

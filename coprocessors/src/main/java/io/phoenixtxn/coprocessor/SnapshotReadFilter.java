@@ -192,8 +192,9 @@ final class SnapshotReadFilter extends FilterBase {
     }
 
     /**
-     * Skips to the versions of this cell's column below {@code version}. A reversed scan honours only hints that go backwards (StoreScanner, HBase 2.6), so
-     * there the cells in between are skipped one by one instead, without building a hint for each.
+     * Skips to the versions of this cell's column below {@code version}. A reversed scan honours only hints that go
+     * backwards (StoreScanner, HBase 2.6), so there the cells in between are skipped one by one instead, without
+     * building a hint for each.
      */
     private ReturnCode seekBelow(Cell cell, long version) {
         if (isReversed()) {

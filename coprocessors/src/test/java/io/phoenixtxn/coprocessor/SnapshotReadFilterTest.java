@@ -162,7 +162,8 @@ class SnapshotReadFilterTest {
     @Test
     void aPendingNewestRowDeleteLeavesTheOlderCommittedOneInForce() throws IOException {
         long pendingDeleter = tx(6_000);
-        tm = ScriptedTm.answering(txId -> txId == pendingDeleter ? PendingStatus.notDecided() : PendingStatus.unknown());
+        tm = ScriptedTm.answering(txId -> txId == pendingDeleter ? PendingStatus.notDecided()
+                : PendingStatus.unknown());
         SyntheticRow row = hotRow(1_000).familyDelete(tx(5_000), tx(5_001))
                 .committed(Q2, tx(5_003), tx(5_004), "after-delete").familyDelete(pendingDeleter, NOT_COMMITTED);
         ScanDriver scan = snapshotScan(Snapshot.begin(READER), null, row);
@@ -199,7 +200,8 @@ class SnapshotReadFilterTest {
     @Test
     void aRowDeleteThatIsPendingOrCommittedAfterTheReaderStartedHidesNothing() throws IOException {
         long pendingDeleter = tx(20_000);
-        tm = ScriptedTm.answering(txId -> txId == pendingDeleter ? PendingStatus.notDecided() : PendingStatus.unknown());
+        tm = ScriptedTm.answering(txId -> txId == pendingDeleter ? PendingStatus.notDecided()
+                : PendingStatus.unknown());
         SyntheticRow pending = hotRow(5_000).familyDelete(pendingDeleter, NOT_COMMITTED);
         assertEquals(List.of("q1=v4999", "q2=w4999"),
                 values(snapshotScan(Snapshot.begin(READER), null, pending).row(pending.cells())));

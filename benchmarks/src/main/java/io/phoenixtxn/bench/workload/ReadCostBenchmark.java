@@ -59,8 +59,9 @@ public final class ReadCostBenchmark {
                     fixed = false;
                     break;
                 default:
-                    throw new IllegalArgumentException("Unknown argument " + args[i] + "; usage: [--updates 20000,200000]"
-                            + " [--threads 1,4] [--reads N] [--warmup N] [--skip-history] [--skip-fixed]");
+                    throw new IllegalArgumentException("Unknown argument " + args[i] + "; usage: [--updates"
+                            + " 20000,200000] [--threads 1,4] [--reads N] [--warmup N] [--skip-history]"
+                            + " [--skip-fixed]");
             }
         }
         List<String> rows = new ArrayList<>();

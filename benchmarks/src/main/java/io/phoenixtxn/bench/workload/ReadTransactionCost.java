@@ -48,13 +48,13 @@ final class ReadTransactionCost {
         for (int threads : threadCounts) {
             List<Connection> connections = new ArrayList<>();
             try {
+                String tx = "READCOST_FIXED_TX";
+                String plain = "READCOST_FIXED_PLAIN";
                 List<Stats> stats = new Alternating(threads)
-                        .add("explicit tx", t -> select(open(stack, false, connections), "READCOST_FIXED_TX", true, t))
-                        .add("explicit plain", t -> select(open(stack, false, connections), "READCOST_FIXED_PLAIN", true,
-                                t))
-                        .add("auto-commit tx", t -> select(open(stack, true, connections), "READCOST_FIXED_TX", false, t))
-                        .add("auto-commit plain", t -> select(open(stack, true, connections), "READCOST_FIXED_PLAIN",
-                                false, t))
+                        .add("explicit tx", t -> select(open(stack, false, connections), tx, true, t))
+                        .add("explicit plain", t -> select(open(stack, false, connections), plain, true, t))
+                        .add("auto-commit tx", t -> select(open(stack, true, connections), tx, false, t))
+                        .add("auto-commit plain", t -> select(open(stack, true, connections), plain, false, t))
                         .run(warmup, reads, 10);
                 for (String row : List.of(
                         row("in an explicit transaction (select, commit)", threads, stats.get(0), stats.get(1)),
