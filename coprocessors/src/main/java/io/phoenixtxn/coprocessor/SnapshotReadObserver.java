@@ -75,6 +75,11 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         OverriddenFamilySettings.report(descriptor, retention);
     }
 
+    /** Whether this observer garbage-collects its region's stores (the table carries no GC observer). */
+    public boolean collectsGarbage() {
+        return gc != null;
+    }
+
     static boolean carriesGcObserver(TableDescriptor descriptor) {
         for (String name : ObserverNames.GC) {
             if (descriptor.hasCoprocessor(name)) {
@@ -175,6 +180,15 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
                                     InternalScanner scanner, FlushLifeCycleTracker tracker) throws IOException {
         TransactionalGc collector = gc;
         return collector == null ? scanner : collector.forFlush(store, scanner);
+    }
+
+    @Override
+    public void postFlush(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store, StoreFile resultFile,
+                          FlushLifeCycleTracker tracker) {
+        TransactionalGc collector = gc;
+        if (collector != null) {
+            collector.afterFlush(store);
+        }
     }
 
     @Override

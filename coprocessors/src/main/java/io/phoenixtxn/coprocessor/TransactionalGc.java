@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Compaction-time garbage collection of one region's transactional stores (FAST'17 sec. 5.3 "garbage collection",
@@ -56,6 +57,8 @@ final class TransactionalGc {
     private final RegionCommitCellReader regionCells;
     /** The scanner of each compaction in progress, for its end ({@link #afterCompaction}); weak: failed ones vanish. */
     private final Map<CompactionRequest, GcScanner> running = Collections.synchronizedMap(new WeakHashMap<>());
+    /** The scanner of each store's flush in progress (one at a time per store), for its end ({@link #afterFlush}). */
+    private final Map<Store, GcScanner> flushing = new ConcurrentHashMap<>();
 
     TransactionalGc(RegionCoprocessorEnvironment env) {
         this.env = env;
@@ -71,8 +74,17 @@ final class TransactionalGc {
             return scanner;
         }
         // FamilyGc below Long.MIN_VALUE: nothing is settled, only aborted versions go (see the class comment).
-        return scanner(store, scanner, horizon, new RowGc(Long.MIN_VALUE, Long.MIN_VALUE, false),
+        GcScanner gc = scanner(store, scanner, horizon, new RowGc(Long.MIN_VALUE, Long.MIN_VALUE, false),
                 RowGc.OutsideInput.NONE, "flush");
+        flushing.put(store, gc);
+        return gc;
+    }
+
+    void afterFlush(Store store) {
+        GcScanner gc = flushing.remove(store);
+        if (gc != null) {
+            finished(store, gc);
+        }
     }
 
     InternalScanner forCompaction(Store store, InternalScanner scanner, CompactionRequest request)
@@ -93,9 +105,13 @@ final class TransactionalGc {
 
     void afterCompaction(Store store, CompactionRequest request) {
         GcScanner gc = running.remove(request);
-        if (gc == null) {
-            return;
+        if (gc != null) {
+            finished(store, gc);
         }
+    }
+
+    /** Hands the markers of the invalidated writers it dropped to the janitor (they go below the horizon). */
+    private void finished(Store store, GcScanner gc) {
         LOG.debug("GC of {}/{}: {} cells in, {} out", region.getRegionInfo().getEncodedName(),
                 store.getColumnFamilyName(), gc.cellsIn(), gc.cellsOut());
         Set<Long> invalidated = gc.droppedInvalidated();

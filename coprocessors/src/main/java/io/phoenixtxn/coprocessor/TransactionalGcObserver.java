@@ -66,6 +66,12 @@ public class TransactionalGcObserver implements RegionCoprocessor, RegionObserve
     }
 
     @Override
+    public void postFlush(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store, StoreFile resultFile,
+                          FlushLifeCycleTracker tracker) {
+        gc.afterFlush(store);
+    }
+
+    @Override
     public InternalScanner preCompact(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
                                       InternalScanner scanner, ScanType scanType, CompactionLifeCycleTracker tracker,
                                       CompactionRequest request) throws IOException {
