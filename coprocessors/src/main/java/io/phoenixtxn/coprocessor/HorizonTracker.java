@@ -52,8 +52,7 @@ final class HorizonTracker {
         if (answered == null || !answered.isKnown()) {
             return known.get();
         }
-        return known.updateAndGet(old -> old.gc() >= answered.gc() && old.commitPointSafe() >= answered.commitPointSafe()
-                ? old : new Horizon(Math.max(old.gc(), answered.gc()),
+        return known.updateAndGet(old -> new Horizon(Math.max(old.gc(), answered.gc()),
                 Math.max(old.commitPointSafe(), answered.commitPointSafe())));
     }
 }

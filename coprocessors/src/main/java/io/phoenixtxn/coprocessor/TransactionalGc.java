@@ -39,12 +39,14 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>Horizon unknown: nothing is collected.</li>
  *   <li>Compaction: {@link io.phoenixtxn.snapshot.FamilyGc} below the horizon, its {@code major} flag set when the
  *       input is every file of the store; the family's TTL expires versions committed (in milliseconds) more than
- *       the TTL before the horizon; invalid markers of the invalidated writers it dropped go afterwards
- *       ({@link InvalidMarkerJanitor}).</li>
+ *       the TTL before the horizon. What only such a compaction drops is checked against cells outside its input
+ *       (memstore, later files) unless there are none ({@link RowGc}).</li>
  *   <li>Flush: only versions of aborted writers go. A flush hands its new file to scanners already open (HBase
  *       replaces their memstore snapshot with it), and a scanner opened before its transaction expired would read
  *       the flushed file: it must hold everything such a snapshot can see. Aborted versions are seen by none.
  *       Compactions never change the files of an open scanner.</li>
+ *   <li>After either: the invalid markers of the invalidated writers it dropped go once below the commit-point
+ *       horizon ({@link InvalidMarkerJanitor}).</li>
  * </ul>
  */
 final class TransactionalGc {
