@@ -63,10 +63,13 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
         return ObserverNames.PHOENIX_OBSERVER;
     }
 
-    /** No compaction-time GC observer yet: tables keep aborted data until readers or the cleaner remove it. */
+    /**
+     * The compaction-time GC observer ({@link PhoenixTxnGcObserver}): Phoenix adds it to every transactional table
+     * and index, next to the read observer.
+     */
     @Override
     public String getGCCoprocessorClassName() {
-        return null;
+        return ObserverNames.PHOENIX_GC_OBSERVER;
     }
 
     @Override
