@@ -23,6 +23,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.regionserver.FlushLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
+import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.ScanOptions;
 import org.apache.hadoop.hbase.regionserver.ScanType;
@@ -216,9 +217,10 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         if (user instanceof SnapshotReadFilter) {
             return user; // already wrapped (a scan re-opened on the same object)
         }
-        return new SnapshotReadFilter(snapshot, resolver, new RegionCommitCellReader(ctx.getEnvironment().getRegion(),
-                ctx.getEnvironment().getConnection()),
-                user);
+        Region region = ctx.getEnvironment().getRegion();
+        return new SnapshotReadFilter(snapshot, resolver, new RegionCommitCellReader(region,
+                ctx.getEnvironment().getConnection()), user,
+                new FamilyTtl.ForReader(region.getTableDescriptor(), snapshot.txId()));
     }
 
     private static Snapshot snapshotOf(OperationWithAttributes op) throws IOException {

@@ -3,11 +3,9 @@ package io.phoenixtxn.coprocessor;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.client.TxnClientConfig;
-import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.tm.Horizon;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
-import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -142,12 +140,7 @@ final class TransactionalGc {
      * millisecond part is more than the TTL older than the horizon's.
      */
     static long expiredBelow(ColumnFamilyDescriptor family, Horizon horizon) {
-        int ttlSeconds = family.getTimeToLive();
-        if (ttlSeconds == HConstants.FOREVER || ttlSeconds <= 0) {
-            return Long.MIN_VALUE;
-        }
-        long millis = TimestampLayout.millisOf(horizon.gc()) - ttlSeconds * 1_000L;
-        return millis <= 0 ? Long.MIN_VALUE : Math.min(TimestampLayout.firstSlotOfMillis(millis), horizon.gc());
+        return FamilyTtl.expiredBelow(family, horizon.gc());
     }
 
     /**

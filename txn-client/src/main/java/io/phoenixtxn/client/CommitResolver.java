@@ -117,7 +117,9 @@ public final class CommitResolver {
                 commitCells.committedWithoutCommitCell(row, family, qualifier, version, entry.commitTs());
                 return entry.commitTs();
             case INVALIDATED:
-                return Visibility.NOT_COMMITTED;
+                // A marker may be another reader's stray one over a writer that committed and finished its post-commit
+                // since our first look (commit cells first, then the entry went): its commit cell says so.
+                return commitCells.read(row, family, qualifier, version);
             default:
                 return forceAbort(writer, row, family, qualifier, version, commitCells);
         }

@@ -286,6 +286,39 @@ class CompactionGcIT {
         }
     }
 
+    /**
+     * Found in review: readers did not apply the TTL, GC did. A snapshot that began after a value expired read it,
+     * and read nothing once a compaction collected it: a non-repeatable read. Readers now take the TTL at their
+     * snapshot's start, the same rule GC takes at its horizon (FamilyTtl).
+     */
+    @Test
+    void aSnapshotThatBeginsAfterAValueExpiredNeverSeesItWhetherOrNotGcRan() throws Exception {
+        int ttlSeconds = 2;
+        TableName name = stack.createTable("TTLREAD", f -> f.setTimeToLive(ttlSeconds));
+        try (TransactionalTable table = txns.table(name)) {
+            Transaction old = txns.commitValue(table, "old", "expires");
+            long oldMillis = TimestampLayout.millisOf(old.commitTs());
+            Transaction reader = GcStack.await(() -> {
+                Transaction candidate = txns.begin();
+                if (TimestampLayout.millisOf(candidate.txId()) - ttlSeconds * 1_000L > oldMillis) {
+                    return candidate;
+                }
+                txns.finished(candidate);
+                return null;
+            }, "a reader that begins more than the TTL after the old commit");
+            assertEquals(null, read(table, reader, "old"), "expired at the reader's start");
+            GcStack.await(() -> {
+                Horizon h = GcStack.refreshHorizon();
+                return TimestampLayout.millisOf(h.gc()) - ttlSeconds * 1_000L > oldMillis ? h : null;
+            }, "the horizon (held by the reader) to be more than the TTL past the old commit");
+            stack.flush(name);
+            stack.majorCompact(name);
+            assertEquals(List.of(), stack.rawCells(name, Bytes.toBytes("old")), "collected");
+            assertEquals(null, read(table, reader, "old"), "the same answer after GC");
+            txns.finished(reader);
+        }
+    }
+
     @Test
     void aTableWithoutOurObserversIsUntouched() throws Exception {
         TableName name = TableName.valueOf("PLAIN_HBASE_" + System.nanoTime() % 100_000);
