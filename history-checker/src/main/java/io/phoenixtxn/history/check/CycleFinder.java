@@ -21,9 +21,12 @@ import static io.phoenixtxn.history.check.DependencyGraph.mask;
  * 2018). Snapshot isolation (with session order) holds exactly when no cycle lacks two adjacent rw edges, that is
  * when the relation (ww | wr | process) ; rw? is acyclic. That relation's cycles are the cycles of a product graph
  * whose states are (transaction, "entered by an rw edge"), where an rw edge may not leave a state entered by one.
+ * Process and real-time edges say "the later transaction's snapshot includes the earlier one", like ww and wr
+ * (strong session / strong snapshot isolation).
  *
  * <ul>
- *   <li>G0: a cycle of ww edges; G1c: a cycle of ww, wr and process edges with at least one that is not ww;</li>
+ *   <li>G0: a cycle of ww edges; G1c: a cycle of ww, wr, process and real-time edges with at least one that is
+ *       not ww;</li>
  *   <li>G-single: exactly one rw edge; G-nonadjacent: several, none adjacent (e.g. long fork);</li>
  *   <li>G2-item: every other cycle (each has two adjacent rw edges: write skew), allowed and reported as such.</li>
  * </ul>
@@ -33,7 +36,7 @@ import static io.phoenixtxn.history.check.DependencyGraph.mask;
  */
 final class CycleFinder {
     private static final int WW = mask(EdgeKind.WW);
-    private static final int NON_RW = mask(EdgeKind.WW, EdgeKind.WR, EdgeKind.PROCESS);
+    private static final int NON_RW = mask(EdgeKind.WW, EdgeKind.WR, EdgeKind.PROCESS, EdgeKind.REALTIME);
     private static final int RW = mask(EdgeKind.RW);
     private static final int ALL = NON_RW | RW;
     private static final int MAX_SEARCHES_PER_COMPONENT = 200;
@@ -68,7 +71,7 @@ final class CycleFinder {
     }
 
     private void g1c() {
-        int seeds = mask(EdgeKind.WR, EdgeKind.PROCESS);
+        int seeds = mask(EdgeKind.WR, EdgeKind.PROCESS, EdgeKind.REALTIME);
         for (int[] component : Scc.of(g.size(), v -> g.successors(v, NON_RW))) {
             BitSet members = members(component);
             int searches = 0;
@@ -266,7 +269,8 @@ final class CycleFinder {
     }
 
     private static EdgeKind preferred(int kinds) {
-        for (EdgeKind k : new EdgeKind[] {EdgeKind.WW, EdgeKind.WR, EdgeKind.PROCESS, EdgeKind.RW}) {
+        for (EdgeKind k : new EdgeKind[] {EdgeKind.WW, EdgeKind.WR, EdgeKind.PROCESS, EdgeKind.REALTIME,
+                EdgeKind.RW}) {
             if ((kinds & k.bit()) != 0) {
                 return k;
             }

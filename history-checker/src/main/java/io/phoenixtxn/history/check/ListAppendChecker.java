@@ -18,8 +18,9 @@ import java.util.Set;
 /**
  * Checks a list-append history (Elle's inference, reimplemented): keys hold lists, transactions append unique
  * elements and read whole lists, so each read names the exact version it saw and the version order of a key is
- * the longest read of it. From that: ww, wr and rw edges between committed transactions and their cycles
- * ({@link CycleFinder}), and direct checks:
+ * the longest read of it. From that: ww, wr and rw edges between committed transactions, plus session and
+ * real-time order (strong snapshot isolation: a transaction invoked after another was acknowledged must see it),
+ * and their cycles ({@link CycleFinder}); and direct checks:
  *
  * <ul>
  *   <li>G1a: an acknowledged read contains an element of a failed transaction; garbage: of nobody;</li>
@@ -216,6 +217,7 @@ public final class ListAppendChecker implements Checker {
             writeWriteEdges(g);
             readEdges(g);
             processEdges(g);
+            realTimeEdges(g);
             return g;
         }
 
@@ -282,6 +284,44 @@ public final class ListAppendChecker implements Checker {
                 if (previous != null) {
                     g.addEdge(previous, op, EdgeKind.PROCESS, "process " + op.process() + " ran " + previous.name()
                             + " before " + op.name());
+                }
+            }
+        }
+
+        /**
+         * Real-time order, transitively reduced (as Elle does): an acknowledged operation stays on the frontier
+         * until an operation invoked after it completes, which then stands for it; each invocation gets an edge from
+         * every operation on the frontier. Edges are O(operations x concurrency). An unknown outcome may commit
+         * after its error was seen, so it gets edges in (it began after them) but none out.
+         */
+        private void realTimeEdges(DependencyGraph g) {
+            List<long[]> events = new ArrayList<>();      // {event index, 0 = invoke / 1 = completion, op index}
+            for (int i = 0; i < ops.size(); i++) {
+                Op op = ops.get(i);
+                if (g.contains(op) && options.realTimeOrdered(op.f())) {
+                    events.add(new long[] {op.id(), 0, i});
+                    if (op.isOk()) {
+                        events.add(new long[] {op.completeIndex(), 1, i});
+                    }
+                }
+            }
+            events.sort(Comparator.comparingLong(e -> e[0]));
+            Set<Op> frontier = new java.util.LinkedHashSet<>();
+            Map<Integer, List<Op>> frontierAtInvoke = new HashMap<>();
+            for (long[] e : events) {
+                Op op = ops.get((int) e[2]);
+                if (e[1] == 0) {
+                    for (Op before : frontier) {
+                        g.addEdge(before, op, EdgeKind.REALTIME, before.name() + " was acknowledged at "
+                                + ms(before.completeTime()) + " ms, before " + op.name() + " was invoked at "
+                                + ms(op.invokeTime()) + " ms");
+                    }
+                    if (op.isOk()) {
+                        frontierAtInvoke.put(op.id(), new ArrayList<>(frontier));
+                    }
+                } else {
+                    frontier.removeAll(frontierAtInvoke.remove(op.id()));
+                    frontier.add(op);
                 }
             }
         }

@@ -155,8 +155,10 @@ class ListAppendCheckerTest {
         // t1 -rw-> t2 -wr-> t3 -rw-> t4 -wr-> t1: two rw edges, never adjacent
         int t1 = h.invoke(0, Names.READ, r(X), r(W));
         int t3 = h.invoke(2, Names.READ, r(Y), r(Z));
-        int t2 = h.txn(1, append(X, 1), append(Y, 2));
-        int t4 = h.txn(3, append(Z, 3), append(W, 4));
+        int t2 = h.invoke(1, Names.TXN, append(X, 1), append(Y, 2));   // concurrent writers: no real-time
+        int t4 = h.invoke(3, Names.TXN, append(Z, 3), append(W, 4));   // order between them
+        h.ok(1, append(X, 1), append(Y, 2));
+        h.ok(3, append(Z, 3), append(W, 4));
         h.ok(0, r(X), r(W, 4));
         h.ok(2, r(Y, 2), r(Z));
         h.finalRead(r(X, 1), r(Y, 2), r(Z, 3), r(W, 4));
@@ -202,6 +204,30 @@ class ListAppendCheckerTest {
         assertFound(result, AnomalyKind.G_SINGLE, t1, t2);
         assertTrue(result.anomalies(AnomalyKind.G_SINGLE).get(0).edges().stream()
                 .anyMatch(e -> e.kind() == EdgeKind.PROCESS), result.report());
+    }
+
+    @Test
+    void realTimeOrderThroughAnotherTransactionMakesACycle() {
+        // t3's outcome is unknown, so missing its append is no stale read by itself; but t1 saw t3, and t2 began
+        // after t1 was acknowledged: t2's snapshot must include t3
+        int t3 = h.unknown(2, r(Z), append(Z, 1), r(Y), append(Y, 5));
+        int t1 = h.txn(0, r(Z, 1), append(Z, 2));
+        int t2 = h.read(1, r(Y));
+        h.finalRead(r(Z, 1, 2), r(Y, 5));
+        CheckResult result = check();
+        assertFound(result, AnomalyKind.G_SINGLE, t1, t2, t3);
+        assertTrue(result.anomalies(AnomalyKind.STALE_READ).isEmpty(), result.report());
+        assertTrue(result.anomalies(AnomalyKind.G_SINGLE).get(0).edges().stream()
+                .anyMatch(e -> e.kind() == EdgeKind.REALTIME), result.report());
+        assertValid(new ListAppendChecker(CheckerOptions.strict().exemptFromRealTime(Names.READ)).check(h.build()));
+    }
+
+    @Test
+    void anUnknownOutcomeHasNoRealTimeSuccessors() {
+        h.unknown(0, r(X), append(X, 1));          // its commit may land after the error was seen
+        h.txn(1, r(X), append(X, 2));              // began after the error, did not see it
+        h.finalRead(r(X, 2, 1));                   // the unknown one committed later
+        assertValid(check());
     }
 
     @Test
