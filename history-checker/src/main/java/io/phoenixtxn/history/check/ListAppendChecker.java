@@ -78,7 +78,7 @@ public final class ListAppendChecker implements Checker {
         CheckResult check(History history) {
             orders = new VersionOrders(reads);
             anomalies.addAll(orders.anomalies());
-            abortedAndGarbageReads();
+            abortedAndGarbageReads();   // also learns which unknown outcomes were observed, i.e. committed
             duplicates();
             intermediateReads();
             internal();
