@@ -161,6 +161,10 @@ public final class ClusterMain {
             if (!NAME.matcher(a.name).matches()) {
                 throw new UsageException("--name '" + a.name + "': letters, digits, '.', '_' and '-' only");
             }
+            boolean takesRole = List.of("kill", "pause", "resume", "restart").contains(a.command);
+            if (!takesRole && !a.positional.isEmpty()) {
+                throw new UsageException(a.command + " takes no argument '" + a.positional.get(0) + "'");
+            }
             if (!a.command.equals("start") && (!a.overrides.isEmpty() || a.regionServers != DEFAULT_REGION_SERVERS)) {
                 throw new UsageException("-D and --region-servers go with start only");
             }

@@ -27,11 +27,8 @@ public final class HBaseSettings {
                 "separate processes: HMaster start runs only the master, not a local cluster"));
         s.add(new Setting("hbase.rootdir", paths.hbaseRoot().toUri().toString(),
                 "data on the local file system, one directory per cluster"));
-        s.add(new Setting("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem",
-                "the checksummed local file system keeps a WAL sync in its own buffers (it has no hflush), so a"
-                        + " region server killed with -9 would lose acknowledged writes; the raw one hands every"
-                        + " sync to the OS, which keeps it across a process crash (not across a power loss: use HDFS"
-                        + " for that)"));
+        // A WAL sync on the local file system reaches the OS (HBase turns the checksum layer's buffering off there,
+        // HBASE-11218): it survives a killed region server, not a power loss. HDFS in production.
         s.add(new Setting("hbase.unsafe.stream.capability.enforce", "false",
                 "the local file system does not declare hflush/hsync; HBase refuses to write a WAL on it otherwise"));
         s.add(new Setting("hbase.zookeeper.quorum", Loopback.HOST, "the cluster's own ZooKeeper (role zk)"));

@@ -36,6 +36,7 @@ class ArgumentsAndStateTest {
         assertMessage("letters, digits", new String[] {"status", "--name", "../etc"});
         assertMessage("go with start only", new String[] {"status", "-Da=b"});
         assertMessage("unknown option '--force'", new String[] {"start", "--force"});
+        assertMessage("status takes no argument 'rs1'", new String[] {"status", "rs1"});
         UsageException noRole = assertThrows(UsageException.class,
                 () -> ClusterMain.Arguments.parse(new String[] {"kill"}).role("kill"));
         assertTrue(noRole.getMessage().contains("kill needs one ROLE"));
@@ -90,7 +91,6 @@ class ArgumentsAndStateTest {
         assertEquals("13", hbase.get("hbase.master.port"));
         assertEquals("org.apache.hadoop.hbase.regionserver.wal.IndexedWALEditCodec",
                 hbase.get("hbase.regionserver.wal.codec"));
-        assertEquals("org.apache.hadoop.fs.RawLocalFileSystem", hbase.get("fs.file.impl"));
         assertEquals("false", hbase.get("hbase.unsafe.stream.capability.enforce"));
         assertEquals("30", hbase.get("hbase.regionserver.handler.count"), "an override wins");
         assertEquals(null, hbase.get("hbase.coprocessor.region.classes"), "no coprocessor key: the classpath does it");

@@ -35,6 +35,12 @@ final class ClusterScript {
         this.transcript = this.base.resolve(name + "-commands.log");
     }
 
+    /** Starts a fresh transcript of the commands (a file next to the cluster directory). */
+    void newTranscript() throws IOException {
+        Files.createDirectories(base);
+        Files.deleteIfExists(transcript);
+    }
+
     /** The repository root as seen from the it-tests module (failsafe runs in the module's directory). */
     static Path repositoryRoot() {
         return Path.of("..").toAbsolutePath().normalize();

@@ -39,6 +39,7 @@ final class ProcessClusterExtension implements BeforeAllCallback, AfterAllCallba
         assumeTrue(Boolean.getBoolean(OWN_JVM_PROPERTY), "process-cluster ITs start a cluster of their own and run"
                 + " only in their own JVM (failsafe execution process-cluster-its sets -D" + OWN_JVM_PROPERTY + ")");
         script = new ClusterScript(ClusterScript.repositoryRoot(), Path.of("target", "cluster"), name);
+        script.newTranscript();
         cleanupHook = new Thread(script::killLeftovers, "process-cluster-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanupHook);
         List<String> args = new ArrayList<>(List.of("start"));

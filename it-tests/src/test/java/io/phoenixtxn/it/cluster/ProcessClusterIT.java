@@ -47,7 +47,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * printed URL ({@code phoenix.txn.tm.mode=remote}: it has no TM of its own). The region servers' own log files show
  * that our observer runs in them (loaded from their classpath for the transactional table, the OMID slot taken
  * there) and that they resolve pending writers themselves, asking the TM servers; a kill -9 of the primary TM
- * hands the cluster to the backup.
+ * hands the cluster to the backup; a kill -9 of a region server loses no committed transaction.
  *
  * <p>The tests share the cluster and run in order: each leaves the table in the state the next one states.
  */
@@ -211,6 +211,31 @@ class ProcessClusterIT {
         assertTrue(statusLine(resumed, backup).contains(" up "), resumed);
         for (String role : List.of("zk", "tm1", "tm2", "master", "rs1", "rs2")) {
             assertTrue(statusLine(resumed, role).contains(" up "), resumed);
+        }
+    }
+
+    /**
+     * kill -9 of the region server that holds committed rows, then {@code restart}: its WAL is replayed and every
+     * committed transaction is there, its commit cells or commit-table entries with it (on the local file system a
+     * WAL sync reaches the OS, which outlives the process).
+     */
+    @Test
+    @Order(6)
+    void committedTransactionsSurviveAKilledRegionServer() throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.executeUpdate("UPSERT INTO " + TABLE + " (ID, NOTE) VALUES (50, 'before the crash')");
+            s.executeUpdate("UPSERT INTO " + TABLE + " (ID, NOTE) VALUES (350, 'before the crash')");
+            c.commit();
+        }
+        String victim = regionServerLogOf(50).getFileName().toString().replace(".log", "");
+        CLUSTER.script().ok("kill", victim);
+        String restarted = CLUSTER.script().ok("restart", victim);
+        assertTrue(restarted.contains(victim + ": serving"), restarted);
+        try (Connection c = connect()) {
+            assertEquals("before the crash", note(c, 50));
+            assertEquals("before the crash", note(c, 350));
+            assertEquals("after failover", note(c, 250));
+            assertEquals(400, sum(c));
         }
     }
 
