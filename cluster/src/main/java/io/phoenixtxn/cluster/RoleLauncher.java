@@ -10,7 +10,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,11 +50,10 @@ public final class RoleLauncher {
         try {
             Files.createDirectories(paths.tmp(role));
             Path console = paths.out(role);
-            long offset = Files.exists(console) ? Files.size(console) : 0;
             Files.writeString(console, "==== " + Instant.now() + " starting " + role + ": "
                     + String.join(" ", command) + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
-            offset = Files.size(console);
+            long offset = Files.size(console);
             long startedAt = System.currentTimeMillis();
             Process process = new ProcessBuilder(command).directory(paths.roleDir(role).toFile())
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
@@ -174,19 +172,13 @@ public final class RoleLauncher {
         }
     }
 
-    private static volatile Optional<Boolean> setsid = Optional.empty();
-
+    /** setsid(1) (util-linux); without it the roles stay in the launcher's session (Ctrl-C there reaches them). */
     private static boolean setsidAvailable() {
-        if (setsid.isEmpty()) {
-            boolean found = false;
-            for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
-                if (Files.isExecutable(Path.of(dir, "setsid"))) {
-                    found = true;
-                    break;
-                }
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(dir, "setsid"))) {
+                return true;
             }
-            setsid = Optional.of(found);
         }
-        return setsid.get();
+        return false;
     }
 }

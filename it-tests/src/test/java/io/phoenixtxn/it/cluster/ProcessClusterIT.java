@@ -68,7 +68,10 @@ class ProcessClusterIT {
     static final ProcessClusterExtension CLUSTER = new ProcessClusterExtension("ProcessClusterIT",
             "--region-servers", "2",
             // a short lease: the kill -9 failover below takes about one lease
-            "-Dphoenix.txn.tm.lease.ms=4000");
+            "-Dphoenix.txn.tm.lease.ms=4000",
+            // on a loaded machine a TM answer later than the default 500 ms would turn into UNKNOWN, and the reader
+            // would force-abort the writer that aReadersRegionServerAsksTheTmAndSparesAnUndecidedWriter spares
+            "-Dphoenix.txn.tm.client.status.timeout.ms=5000");
 
     @Test
     @Order(1)
