@@ -116,8 +116,7 @@ class GcHistoryIT {
             work.add(pool.submit(() -> {
                 while (!stop.get()) {
                     GcStack.refreshHorizon();
-                    stack.flush(name);
-                    stack.majorCompact(name);
+                    flushAndMajorCompact(stop);
                     compactions.incrementAndGet();
                 }
                 return null;
@@ -144,6 +143,20 @@ class GcHistoryIT {
                 committed.get(), aborted.get(), snapshots.get(), compactions.get());
         assertTrue(committed.get() > 0 && snapshots.get() > 0 && compactions.get() >= 3,
                 "the run exercised transfers, readers and compactions");
+    }
+
+    /**
+     * A flush and a major compaction of every region, run to completion on this thread (HRegion.flush/compact: the
+     * compaction goes through the observers' hooks as a requested one does). The writers keep writing meanwhile.
+     */
+    private static void flushAndMajorCompact(AtomicBoolean stop) throws Exception {
+        for (org.apache.hadoop.hbase.regionserver.HRegion region : stack.regions(name)) {
+            if (stop.get()) {
+                return;
+            }
+            region.flush(true);
+            region.compact(true);
+        }
     }
 
     /** One read-modify-write transfer and its ledger row; false when it aborted (conflict). */
