@@ -340,7 +340,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     public Table getTransactionalTableWriter(PhoenixConnection conn, PTable table, Table htable, boolean isIndex) {
         // isIndex: the initial population of a new index, whose rows are committed as they land (the index only
         // becomes ACTIVE once population succeeded).
-        return new PhoenixTxnTable(this, htable, table.isImmutableRows() || isIndex, isIndex);
+        return new PhoenixTxnTable(this, htable, table.isImmutableRows() || isIndex, isIndex, conn, table);
     }
 
     private Transaction running() {
