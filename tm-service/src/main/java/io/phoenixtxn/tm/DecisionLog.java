@@ -9,7 +9,8 @@ import java.util.concurrent.TimeUnit;
  * one whose commit point may still land (wait, then force-abort). A transaction is marked "deciding" before its
  * commit timestamp is drawn; so a reader that finds no mark knows any later commit timestamp of it exceeds every
  * timestamp issued before its question. Bounded: the oldest decisions are forgotten, and the horizon (the
- * highest forgotten id, at least the epoch base) turns questions about them into UNKNOWN.
+ * highest forgotten id of the transaction's stripe, at least the epoch base) turns questions about them into
+ * UNKNOWN.
  *
  * <p>A question about a transaction whose commit is being decided waits for that decision, at most
  * {@code waitMillis}. Deciding is in memory and takes microseconds, except under HA, where a commit may wait for
@@ -33,7 +34,8 @@ final class DecisionLog {
 
     private final Stripe[] stripes = new Stripe[STRIPES];
     private final long waitMillis;
-    private final LowWaterMark horizon = new LowWaterMark();
+    /** Transactions at or below it belong to an earlier epoch: this TM never knew their decisions. */
+    private final long epochBase;
     /**
      * Per transaction with a question waiting: the future its commit in progress completes when it settles. Added
      * and removed only under the transaction's stripe monitor, so each future belongs to one period of commits in
@@ -53,7 +55,7 @@ final class DecisionLog {
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Stripe(perStripe);
         }
-        horizon.raiseTo(epochBase);
+        this.epochBase = epochBase;
     }
 
     /** A commit call of {@code txId} starts (a resent commit may overlap the first). */
@@ -69,7 +71,7 @@ final class DecisionLog {
         Stripe stripe = stripeOf(txId);
         CompletableFuture<Void> settled;
         synchronized (stripe) {
-            stripe.record(txId, commitTs, horizon);
+            stripe.record(txId, commitTs);
             settled = stripe.callEnds(txId) ? waiting.remove(txId) : null;
         }
         if (settled != null) {
@@ -94,7 +96,7 @@ final class DecisionLog {
      * the wait bound. Never fails.
      */
     CompletableFuture<PendingStatus> status(long txId) {
-        if (txId <= horizon.get()) {
+        if (txId <= epochBase) {
             return UNKNOWN;
         }
         Stripe stripe = stripeOf(txId);
@@ -133,8 +135,10 @@ final class DecisionLog {
     private PendingStatus recorded(Stripe stripe, long txId) {
         long commitTs = stripe.commitTs(txId);
         if (commitTs == 0) {
-            // Forgetting raises the horizon before it removes, so an absent entry above the horizon never existed.
-            return txId <= horizon.get() ? PendingStatus.unknown() : PendingStatus.notDecided();
+            // Forgetting raises the stripe's horizon before it removes, and a transaction always maps to the same
+            // stripe, so an absent entry above the horizon never existed.
+            return txId <= stripe.forgottenUpTo || txId <= epochBase ? PendingStatus.unknown()
+                    : PendingStatus.notDecided();
         }
         return PendingStatus.decided(commitTs);
     }
@@ -163,6 +167,8 @@ final class DecisionLog {
         private final long[] ring;
         private int oldest;
         int decided;
+        /** The highest id this stripe forgot the decision of. */
+        long forgottenUpTo;
 
         Stripe(int retained) {
             ring = new long[retained];
@@ -222,7 +228,7 @@ final class DecisionLog {
         }
 
         /** Records a decision; forgets the oldest one if the ring is full (raising the horizon first). */
-        void record(long txId, long commitTs, LowWaterMark horizon) {
+        void record(long txId, long commitTs) {
             int slot = home(txId);
             while (true) {
                 long id = pairs[2 * slot];
@@ -237,7 +243,7 @@ final class DecisionLog {
             }
             if (decided == ring.length) {
                 long forgotten = ring[oldest];
-                horizon.raiseTo(forgotten);
+                forgottenUpTo = Math.max(forgottenUpTo, forgotten);
                 delete(forgotten);
                 oldest = oldest + 1 == ring.length ? 0 : oldest + 1;
                 decided--;

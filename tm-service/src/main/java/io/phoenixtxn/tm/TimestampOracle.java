@@ -90,6 +90,16 @@ public final class TimestampOracle {
     }
 
     /**
+     * True if {@code count} more timestamps, and a millisecond's worth beyond them, fit in the current reservation
+     * from where the oracle or the wall clock (whichever is ahead) stands: drawing them will not wait for storage.
+     */
+    public boolean hasRoomFor(int count) {
+        long from = Math.max(last.get(), TimestampLayout.firstSlotOfMillis(clock.millis()));
+        long needed = (2 + count / TimestampLayout.SLOTS_PER_MILLI) * TimestampLayout.UNITS_PER_MILLI;
+        return reservedMax - from > needed;
+    }
+
+    /**
      * {@code count} timestamps in one step (one compare-and-set): the first is returned, the others are the slot
      * starts that follow it ({@link TimestampLayout#nextSlotStart}). The TM server gives the BEGIN requests of one
      * batch their start timestamps this way.

@@ -21,7 +21,7 @@ import java.util.function.LongSupplier;
  * outcome ({@link CommitDecision#of}); the TM server uses it and {@link #begin(int, long[], int)} to decide a batch
  * of requests without boxing.
  */
-public final class TransactionManagerCore implements TransactionManager {
+public final class TransactionManagerCore implements BatchingTransactionManager {
     private final TmConfig config;
     private final TimestampOracle oracle;
     private final ConflictTable conflicts;
@@ -122,6 +122,7 @@ public final class TransactionManagerCore implements TransactionManager {
      * {@code count} begins in one timestamp-oracle step: start timestamps are written to
      * {@code out[from, from + count)}, each registered as open like {@link #begin()}'s.
      */
+    @Override
     public void begin(int count, long[] out, int from) throws TmException {
         checkServing();
         try {
@@ -146,6 +147,7 @@ public final class TransactionManagerCore implements TransactionManager {
      * ({@code rowCount} rows before deduplication), the tables as {@code tableIds[from, to)}; the answer is a commit
      * timestamp (positive) or an abort ({@link CommitDecision#reasonOf}).
      */
+    @Override
     public long commit(long txId, long conflictsSince, int rowCount, ConflictKeys keys, long[] tableIds,
                        int tablesFrom, int tablesTo) throws TmException {
         checkServing();
@@ -326,10 +328,24 @@ public final class TransactionManagerCore implements TransactionManager {
 
     @Override
     public void finished(long[] txIds) throws TmException {
+        finished(txIds, 0, txIds.length);
+    }
+
+    @Override
+    public void finished(long[] txIds, int from, int to) throws TmException {
         checkServing();
-        for (long txId : txIds) {
-            open.finish(txId);
+        for (int i = from; i < to; i++) {
+            open.finish(txIds[i]);
         }
+    }
+
+    /**
+     * No fence is being taken (a commit would wait for its persistence) and the timestamp reservation has room
+     * for {@code timestamps} more plus a millisecond's worth (a new reservation is a storage round trip).
+     */
+    @Override
+    public boolean decidesWithoutWaiting(int timestamps) {
+        return !fenceOrder.isWriteLocked() && oracle.hasRoomFor(timestamps);
     }
 
     /**
