@@ -8,14 +8,12 @@ import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.Visibility;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.PrivateCellUtil;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterBase;
-import org.apache.hadoop.hbase.util.Bytes;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Server-side snapshot filter: lets through exactly the versions the snapshot sees, hides commit cells, tombstones
@@ -23,9 +21,19 @@ import java.util.Map;
  * and joins on the region server never see another snapshot). Installed by {@link SnapshotReadObserver}; never
  * serialized.
  *
- * <p>Cells arrive per row, family, qualifier, newest version first. Commit cells ({@code 00 C2 80 ...}) sort
- * before ordinary qualifiers of their family and are remembered for the row; a version whose commit cell was not
- * seen (it sorts later, or is missing) is resolved by {@link CommitResolver}.
+ * <p>Cost independent of a row's history: cells arrive per row, family, qualifier, newest version first, and commit
+ * cells ({@code 00 C2 80 q C2 80}) sort before the data of their family for qualifiers that do not start with 0x00.
+ * Of a column's commit cells the filter keeps ({@link CommitCellIndex}) only those it may need: versions below the
+ * reader's start (it seeks past the others), down to the first one committed in the snapshot
+ * ({@link ColumnVersionSelector#endsColumn}), where it moves to the next column. Its data is then decided newest
+ * first by the {@link ColumnVersionSelector}, which stops at that same version at the latest. A version without a
+ * kept commit cell (pending, committed without a commit cell yet, a column whose commit cells sort after its data
+ * such as qualifiers starting with 0x00 and the family-delete marker, or older than the newest committed version
+ * when that one's data is missing) is resolved by {@link CommitResolver}, as before: correct whatever the order.
+ * Family-delete markers sort before their own commit cells but before any ordinary data of their family too: the
+ * newest few wait for their commit cells ({@link PendingFamilyDeletes}) and are decided before the first data cell.
+ * Seeks are hints only; where HBase does not honour them (reversed scans run forward within a row but honour only
+ * backward hints) the cells in between arrive and get the same answers.
  */
 final class SnapshotReadFilter extends FilterBase {
     private final Snapshot snapshot;
@@ -33,16 +41,28 @@ final class SnapshotReadFilter extends FilterBase {
     private final CommitCellReader commitCells;
     private final Filter userFilter;
     private final ColumnVersionSelector selector;
+    private final FamilyTtl.ForReader ttl;
 
-    /** Commit timestamps from this row's commit cells, keyed by family, qualifier and version. */
-    private final Map<ColumnVersion, Long> rowCommits = new HashMap<>();
+    /** Commit cells of the current family that the read may need. */
+    private final CommitCellIndex familyCommits = new CommitCellIndex();
+    /** Family-delete markers of the current family waiting for their commit cells. */
+    private final PendingFamilyDeletes pendingDeletes = new PendingFamilyDeletes();
     private Cell currentColumn;
     private Cell currentFamily;
     /** Version and commit timestamp of the newest visible family delete in the current family, or -1. */
     private long familyDeleteVersion = -1;
     private long familyDeleteCommitTs = -1;
+    /** Where our last SEEK_NEXT_USING_HINT goes, until HBase asks; null when the hint is the user filter's. */
+    private Cell ownHint;
 
     SnapshotReadFilter(Snapshot snapshot, CommitResolver resolver, CommitCellReader commitCells, Filter userFilter) {
+        this(snapshot, resolver, commitCells, userFilter, FamilyTtl.ForReader.NONE);
+    }
+
+    /** @param ttl the families' TTL as this snapshot sees it (expired committed values read as absent) */
+    SnapshotReadFilter(Snapshot snapshot, CommitResolver resolver, CommitCellReader commitCells, Filter userFilter,
+                       FamilyTtl.ForReader ttl) {
+        this.ttl = ttl;
         this.snapshot = snapshot;
         this.resolver = resolver;
         this.commitCells = commitCells;
@@ -52,20 +72,37 @@ final class SnapshotReadFilter extends FilterBase {
 
     @Override
     public ReturnCode filterCell(Cell cell) throws IOException {
-        if (OnDiskLayout.isCommitCell(cell)) {
-            rowCommits.put(new ColumnVersion(CellUtil.cloneFamily(cell), OnDiskLayout.dataQualifierOf(cell),
-                    cell.getTimestamp()), OnDiskLayout.commitTimestampOf(cell));
-            return ReturnCode.SKIP;
-        }
+        ownHint = null;
         if (currentFamily == null || !CellUtil.matchingFamily(cell, currentFamily)) {
             currentFamily = cell;
+            currentColumn = null;
             familyDeleteVersion = -1;
+            familyCommits.clear();
+            pendingDeletes.clear();
+        }
+        long version = cell.getTimestamp();
+        if (version >= snapshot.maxVersionExclusive()) {
+            // Written after the snapshot's last write pointer: neither visible nor needed (reads without the
+            // snapshot's time range meet these).
+            return seekBelow(cell, snapshot.maxVersionExclusive());
+        }
+        if (OnDiskLayout.isCommitCell(cell)) {
+            return filterCommitCell(cell, version);
         }
         if (currentColumn == null || !CellUtil.matchingColumn(cell, currentColumn)) {
+            settleFamilyDelete(); // markers still waiting: decide them before any data they may mask
             currentColumn = cell;
             selector.reset();
         }
-        long version = cell.getTimestamp();
+        if (mayWaitForCommitCell(cell, version)) {
+            pendingDeletes.add(cell, version);
+            return ReturnCode.SKIP;
+        }
+        if (settleFamilyDelete()) {
+            // A newer marker of this column is the family delete: the column's walk ends there.
+            selector.offer(familyDeleteVersion, familyDeleteCommitTs);
+            return ReturnCode.NEXT_COL;
+        }
         long commitTs = commitTimestampOf(cell, version);
         ColumnVersionSelector.Decision decision = selector.offer(version, commitTs);
         switch (decision) {
@@ -89,7 +126,7 @@ final class SnapshotReadFilter extends FilterBase {
                 familyDeleteCommitTs, version, commitTs)) {
             return ReturnCode.NEXT_COL;
         }
-        if (OnDiskLayout.isTombstone(cell)) {
+        if (OnDiskLayout.isTombstone(cell) || expired(cell, version, commitTs)) {
             return moreVersions ? ReturnCode.SKIP : ReturnCode.NEXT_COL;
         }
         if (userFilter == null) {
@@ -109,26 +146,99 @@ final class SnapshotReadFilter extends FilterBase {
         }
     }
 
+    /**
+     * Can this family-delete marker wait for its commit cell, which sorts after it? Only while the family delete is
+     * undecided and the marker column's walk goes on, for markers of other writers below our start, and a few.
+     */
+    private boolean mayWaitForCommitCell(Cell cell, long version) {
+        return familyDeleteVersion < 0 && !selector.isDone() && !pendingDeletes.isFull()
+                && OnDiskLayout.isFamilyDeleteMarker(cell) && Visibility.needsCommitTimestamp(snapshot, version);
+    }
+
+    /**
+     * Decides the waiting markers, newest first, from their commit cells if the read has met them since, else
+     * through the resolver: the first one in the snapshot is the family delete. Called when the marker column ends,
+     * or within it when a marker cannot wait any longer.
+     *
+     * @return true when one of them is the family delete
+     */
+    private boolean settleFamilyDelete() throws IOException {
+        if (pendingDeletes.isEmpty()) {
+            return false;
+        }
+        try {
+            for (int i = 0; i < pendingDeletes.size(); i++) {
+                long version = pendingDeletes.version(i);
+                long commitTs = familyCommits.commitTimestampOf(OnDiskLayout.FAMILY_DELETE_QUALIFIER, version);
+                if (commitTs == CommitCellIndex.UNKNOWN) {
+                    commitTs = resolve(pendingDeletes.marker(), version);
+                }
+                if (Visibility.isVisible(snapshot, version, commitTs)) {
+                    familyDeleteVersion = version;
+                    familyDeleteCommitTs = commitTs;
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            pendingDeletes.clear();
+        }
+    }
+
+    /**
+     * A commit cell: kept if its version is below our start, until the first one committed in the snapshot, which
+     * ends the column (its data version is the oldest the selector can reach).
+     */
+    private ReturnCode filterCommitCell(Cell cell, long version) {
+        if (!Visibility.needsCommitTimestamp(snapshot, version)) {
+            // At or above our start: invisible whatever it committed. Seek to the versions below our start.
+            return seekBelow(cell, snapshot.txId());
+        }
+        long commitTs = OnDiskLayout.commitTimestampOf(cell);
+        familyCommits.record(cell, commitTs);
+        return selector.endsColumn(version, commitTs) ? ReturnCode.NEXT_COL : ReturnCode.SKIP;
+    }
+
+    /**
+     * Skips to the versions of this cell's column below {@code version}. A reversed scan honours only hints that go
+     * backwards (StoreScanner, HBase 2.6), so there the cells in between are skipped one by one instead, without
+     * building a hint for each.
+     */
+    private ReturnCode seekBelow(Cell cell, long version) {
+        if (isReversed()) {
+            return ReturnCode.SKIP;
+        }
+        ownHint = PrivateCellUtil.createFirstOnRowColTS(cell, version - 1);
+        return ReturnCode.SEEK_NEXT_USING_HINT;
+    }
+
     private long commitTimestampOf(Cell cell, long version) throws IOException {
-        if (Visibility.isOwnWrite(snapshot, version) || version >= snapshot.txId()) {
-            // Own writes need no commit; anything else at or above our start commits after it: never visible.
+        if (!Visibility.needsCommitTimestamp(snapshot, version)) {
             return Visibility.NOT_COMMITTED;
         }
-        Long cached = rowCommits.get(new ColumnVersion(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell),
-                version));
-        if (cached != null) {
-            return cached;
+        long kept = familyCommits.commitTimestampOf(cell, version);
+        if (kept != CommitCellIndex.UNKNOWN) {
+            return kept;
         }
-        long resolved = resolver.resolve(CellUtil.cloneRow(cell), CellUtil.cloneFamily(cell),
-                CellUtil.cloneQualifier(cell), version, snapshot.txId(), commitCells);
-        rowCommits.put(new ColumnVersion(CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell), version),
-                resolved);
-        return resolved;
+        return resolve(cell, version);
+    }
+
+    /** The commit timestamp of {@code version} of the cell's column, from the region, the commit table or the TM. */
+    private long resolve(Cell cell, long version) throws IOException {
+        return resolver.resolve(CellUtil.cloneRow(cell), CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell),
+                version, snapshot.txId(), commitCells);
+    }
+
+    /** A committed value older than the family's TTL at this snapshot's start reads as no value (FamilyTtl). */
+    private boolean expired(Cell cell, long version, long commitTs) {
+        return !Visibility.isOwnWrite(snapshot, version) && commitTs < ttl.expiredBelow(cell);
     }
 
     @Override
     public void reset() throws IOException {
-        rowCommits.clear();
+        familyCommits.clear();
+        pendingDeletes.clear();
+        ownHint = null;
         currentColumn = null;
         currentFamily = null;
         familyDeleteVersion = -1;
@@ -184,6 +294,11 @@ final class SnapshotReadFilter extends FilterBase {
 
     @Override
     public Cell getNextCellHint(Cell currentCell) throws IOException {
+        if (ownHint != null) {
+            Cell hint = ownHint;
+            ownHint = null;
+            return hint;
+        }
         return userFilter == null ? null : userFilter.getNextCellHint(currentCell);
     }
 
@@ -195,35 +310,5 @@ final class SnapshotReadFilter extends FilterBase {
     @Override
     public String toString() {
         return "SnapshotReadFilter{" + snapshot + (userFilter == null ? "" : ", user=" + userFilter) + "}";
-    }
-
-    /** Key of one version of one column within a row. */
-    private static final class ColumnVersion {
-        private final byte[] family;
-        private final byte[] qualifier;
-        private final long version;
-        private final int hash;
-
-        ColumnVersion(byte[] family, byte[] qualifier, long version) {
-            this.family = family;
-            this.qualifier = qualifier;
-            this.version = version;
-            this.hash = 31 * (31 * Bytes.hashCode(family) + Bytes.hashCode(qualifier)) + Long.hashCode(version);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof ColumnVersion)) {
-                return false;
-            }
-            ColumnVersion other = (ColumnVersion) o;
-            return version == other.version && Bytes.equals(family, other.family)
-                    && Bytes.equals(qualifier, other.qualifier);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
     }
 }

@@ -94,7 +94,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         sentTables.clear();
         try {
             long inherited = ReplayGuard.takeInheritedConflictStart(connection);
-            tx = inherited >= 0 ? client().beginReplayOf(inherited) : client().begin();
+            TxnClient client = client();
+            Transaction begun = inherited >= 0 ? client.beginReplayOf(inherited) : client.begin();
+            // Phoenix closes connections without rolling back: a closed connection's transaction is ended, not
+            // renewed, so it does not hold the GC horizon back.
+            PhoenixConnection owner = connection;
+            client.ownedBy(begun, () -> !isClosed(owner));
+            tx = begun;
         } catch (IOException | RuntimeException e) {
             // RuntimeException: e.g. this JVM serves its TM through HA and is between primaries right now.
             throw SqlErrors.failed("Could not begin a transaction: " + e.getMessage(), e);
@@ -204,6 +210,14 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
     }
 
+    private static boolean isClosed(PhoenixConnection connection) {
+        try {
+            return connection.isClosed();
+        } catch (SQLException e) {
+            return true;
+        }
+    }
+
     private SQLException abortForStaleMetadata(Transaction current, String index) throws SQLException {
         try {
             client().abort(current);
@@ -263,7 +277,21 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             // Phoenix's commit retry never does: this transaction is new work, not a replay (see ReplayGuard).
             current.notAReplay();
         }
-        current.setVisibilityLevel(VisibilityLevel.valueOf(level.name()));
+        current.setVisibilityLevel(levelOf(level));
+    }
+
+    /** Phoenix's level as ours (same three levels); Phoenix sets it on every statement. */
+    private static VisibilityLevel levelOf(PhoenixVisibilityLevel level) {
+        switch (level) {
+            case SNAPSHOT:
+                return VisibilityLevel.SNAPSHOT;
+            case SNAPSHOT_EXCLUDE_CURRENT:
+                return VisibilityLevel.SNAPSHOT_EXCLUDE_CURRENT;
+            case SNAPSHOT_ALL:
+                return VisibilityLevel.SNAPSHOT_ALL;
+            default:
+                throw new IllegalArgumentException("Unknown Phoenix visibility level " + level);
+        }
     }
 
     @Override

@@ -29,6 +29,11 @@ public final class ColumnVersionSelector {
         done = false;
     }
 
+    /** Has the walk of this column ended (every further version is {@link Decision#NEXT_COLUMN})? */
+    public boolean isDone() {
+        return done;
+    }
+
     public Decision offer(long version, long commitTs) {
         if (done) {
             return Decision.NEXT_COLUMN;
@@ -36,10 +41,25 @@ public final class ColumnVersionSelector {
         if (!Visibility.isVisible(snapshot, version, commitTs)) {
             return Decision.SKIP;
         }
-        if (snapshot.level() == VisibilityLevel.SNAPSHOT_ALL && Visibility.isOwnWrite(snapshot, version)) {
+        if (keepsLookingPast(version)) {
             return Decision.INCLUDE;
         }
         done = true;
         return Decision.INCLUDE_AND_NEXT_COLUMN;
+    }
+
+    /**
+     * Does this version, if the walk of its column reaches it, end the walk ({@link Decision#INCLUDE_AND_NEXT_COLUMN})?
+     * Then nothing older in the column matters to this snapshot, not even the commit timestamps of older versions:
+     * a read that meets a column's commit cells before its data (newest first) can stop collecting them at the first
+     * one for which this holds. Stateless; the same rule {@link #offer} applies.
+     */
+    public boolean endsColumn(long version, long commitTs) {
+        return Visibility.isVisible(snapshot, version, commitTs) && !keepsLookingPast(version);
+    }
+
+    /** SNAPSHOT_ALL returns every visible own version and goes on to the newest committed one below them. */
+    private boolean keepsLookingPast(long visibleVersion) {
+        return snapshot.level() == VisibilityLevel.SNAPSHOT_ALL && Visibility.isOwnWrite(snapshot, visibleVersion);
     }
 }

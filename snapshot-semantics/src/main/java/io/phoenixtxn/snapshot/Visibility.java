@@ -17,6 +17,16 @@ public final class Visibility {
     }
 
     /**
+     * Does deciding this version take its writer's commit timestamp? Not for the reader's own writes (the level
+     * decides them), nor for versions at or above the reader's start: their writer started after the reader, or
+     * is a fast-path write issued after it, so any commit comes after the reader's start and {@link #isVisible}
+     * says no whatever the commit timestamp. Readers leave the commit cells of such versions alone.
+     */
+    public static boolean needsCommitTimestamp(Snapshot snapshot, long version) {
+        return !isOwnWrite(snapshot, version) && version < snapshot.txId();
+    }
+
+    /**
      * Is this version of a cell part of the snapshot?
      *
      * @param snapshot the reader

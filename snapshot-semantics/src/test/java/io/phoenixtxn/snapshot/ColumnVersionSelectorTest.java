@@ -214,6 +214,44 @@ class ColumnVersionSelectorTest {
         }
     }
 
+    /**
+     * {@code endsColumn} is {@code offer}'s rule without its state: a version ends the column exactly when a fresh
+     * selector would answer INCLUDE_AND_NEXT_COLUMN for it, and a version whose commit timestamp is not needed
+     * ({@link Visibility#needsCommitTimestamp}) is decided the same whatever that commit timestamp is (any commit
+     * comes at or after the version it commits).
+     */
+    @Test
+    void endsColumnAndNeedsCommitTimestampAgreeWithOffer() {
+        Random random = new Random(11);
+        for (int round = 0; round < 20_000; round++) {
+            VisibilityLevel level = VisibilityLevel.values()[random.nextInt(3)];
+            Snapshot s = snapshot(R, random.nextInt(TimestampLayout.MAX_CHECKPOINTS + 1), level);
+            Cell c = randomCell(random);
+            ColumnVersionSelector fresh = new ColumnVersionSelector(s);
+            assertEquals(fresh.offer(c.version(), c.commitTs()) == INCLUDE_AND_NEXT_COLUMN,
+                    new ColumnVersionSelector(s).endsColumn(c.version(), c.commitTs()), () -> s + " " + c);
+            if (!Visibility.needsCommitTimestamp(s, c.version())) {
+                for (long other : new long[] {NOT_COMMITTED, c.version(), c.version() + 1,
+                        c.version() + TimestampLayout.SLOT_WIDTH, slot(10_000)}) {
+                    assertEquals(Visibility.isVisible(s, c.version(), c.commitTs()),
+                            Visibility.isVisible(s, c.version(), other), () -> s + " " + c + " as if committed at "
+                                    + other);
+                }
+            }
+        }
+    }
+
+    @Test
+    void commitTimestampsAreNeededOnlyForOtherWritersBelowTheStart() {
+        Snapshot s = snapshot(R, 3, VisibilityLevel.SNAPSHOT);
+        assertEquals(false, Visibility.needsCommitTimestamp(s, R), "own write");
+        assertEquals(false, Visibility.needsCommitTimestamp(s, R + 7), "own slot above the write pointer");
+        assertEquals(false, Visibility.needsCommitTimestamp(s, R + 400), "fast-path version after the start");
+        assertEquals(false, Visibility.needsCommitTimestamp(s, C), "a writer that started after the reader");
+        assertEquals(true, Visibility.needsCommitTimestamp(s, A), "an older writer");
+        assertEquals(true, Visibility.needsCommitTimestamp(s, slot(99) + 300), "fast-path version before the start");
+    }
+
     private static Cell randomCell(Random random) {
         switch (random.nextInt(4)) {
             case 0: { // own write at some checkpoint

@@ -1,7 +1,11 @@
 package io.phoenixtxn.client;
 
+import org.apache.hadoop.hbase.ByteBufferExtendedCell;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HConstants;
+import org.apache.hadoop.hbase.PrivateCellUtil;
+import org.apache.hadoop.hbase.util.ByteBufferUtils;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import java.nio.charset.StandardCharsets;
@@ -18,6 +22,9 @@ import java.nio.charset.StandardCharsets;
  *   <li>Column delete: a tentative cell with an empty value (tombstone). Row/family delete: a cell with an empty
  *       qualifier and an empty value, the marker Phoenix's index code recognises ({@code TransactionUtil}).</li>
  * </ul>
+ *
+ * <p>The methods on {@link Cell} copy nothing: a region server offers memstore cells backed by byte buffers, whose
+ * {@code get...Array()} would clone the bytes on every call.
  */
 public final class OnDiskLayout {
     public static final byte[] COMMIT_QUALIFIER_PREFIX = "\u0000\u0080".getBytes(StandardCharsets.UTF_8);
@@ -49,7 +56,32 @@ public final class OnDiskLayout {
     }
 
     public static boolean isCommitCell(Cell cell) {
-        return isCommitQualifier(cell.getQualifierArray(), cell.getQualifierOffset(), cell.getQualifierLength());
+        int length = cell.getQualifierLength();
+        int suffix = COMMIT_QUALIFIER_SUFFIX.length;
+        if (length <= suffix) {
+            return false;
+        }
+        if (cell instanceof ByteBufferExtendedCell) {
+            ByteBufferExtendedCell bb = (ByteBufferExtendedCell) cell;
+            return ByteBufferUtils.equals(bb.getQualifierByteBuffer(), bb.getQualifierPosition() + length - suffix,
+                    suffix, COMMIT_QUALIFIER_SUFFIX, 0, suffix);
+        }
+        return endsWith(cell.getQualifierArray(), cell.getQualifierOffset(), length, COMMIT_QUALIFIER_SUFFIX);
+    }
+
+    /**
+     * Where the data qualifier begins inside a commit cell's qualifier: after the prefix, or at 0 in the legacy
+     * (suffix-only) form. With {@link #dataQualifierLength(Cell)}, names the data column without copying it.
+     */
+    public static int dataQualifierStart(Cell commitCell) {
+        return commitCell.getQualifierLength() > COMMIT_QUALIFIER_PREFIX.length
+                && PrivateCellUtil.qualifierStartsWith(commitCell, COMMIT_QUALIFIER_PREFIX)
+                ? COMMIT_QUALIFIER_PREFIX.length : 0;
+    }
+
+    /** Length of the data qualifier inside a commit cell's qualifier (see {@link #dataQualifierStart(Cell)}). */
+    public static int dataQualifierLength(Cell commitCell) {
+        return commitCell.getQualifierLength() - dataQualifierStart(commitCell) - COMMIT_QUALIFIER_SUFFIX.length;
     }
 
     /** The data qualifier a commit qualifier belongs to. */
@@ -76,7 +108,7 @@ public final class OnDiskLayout {
             throw new IllegalStateException("Commit cell with a " + commitCell.getValueLength()
                     + "-byte value; expected an 8-byte commit timestamp");
         }
-        return Bytes.toLong(commitCell.getValueArray(), commitCell.getValueOffset());
+        return PrivateCellUtil.getValueAsLong(commitCell);
     }
 
     public static boolean isFamilyDeleteMarker(Cell cell) {
@@ -84,8 +116,8 @@ public final class OnDiskLayout {
     }
 
     public static boolean isTombstone(Cell cell) {
-        return cell.getValueLength() == 0 || Bytes.equals(cell.getValueArray(), cell.getValueOffset(),
-                cell.getValueLength(), LEGACY_TOMBSTONE, 0, LEGACY_TOMBSTONE.length);
+        int length = cell.getValueLength();
+        return length == 0 || length == LEGACY_TOMBSTONE.length && CellUtil.matchingValue(cell, LEGACY_TOMBSTONE);
     }
 
     /** User qualifiers that would read back as commit cells are refused. */

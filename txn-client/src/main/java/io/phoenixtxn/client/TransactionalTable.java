@@ -50,7 +50,9 @@ public final class TransactionalTable implements Closeable {
     private final boolean conflictFree;
     private final TableName name;
     private final byte[] nameBytes;
-    private final long tableId;
+    /** {@link WriteSetHashing#tableId} of the name, computed at the first write (most wrappers only read). */
+    private volatile long tableId;
+    private volatile boolean tableIdKnown;
     private volatile List<byte[]> families;
     /** UTF-8 name of the commit table this client commits to; null when the table has no configuration. */
     private final byte[] commitTable;
@@ -65,18 +67,17 @@ public final class TransactionalTable implements Closeable {
         this.conflictFree = conflictFree;
         this.name = table.getName();
         this.nameBytes = name.getNameAsString().getBytes(StandardCharsets.UTF_8);
-        this.tableId = WriteSetHashing.tableId(nameBytes);
         this.commitTable = commitTable;
     }
 
     /**
      * The commit table a client of this table's connection commits to: {@link TxnClient} and Phoenix's client read
-     * it from the same configuration their connections are made of.
+     * it from the same configuration their connections are made of. Phoenix wraps a table for every statement, so
+     * only that key is read here.
      */
     private static byte[] commitTableOf(Table table) {
         org.apache.hadoop.conf.Configuration conf = table.getConfiguration();
-        return conf == null ? null
-                : TxnClientConfig.from(conf::get).commitTable().getBytes(StandardCharsets.UTF_8);
+        return conf == null ? null : TxnClientConfig.commitTableOf(conf::get).getBytes(StandardCharsets.UTF_8);
     }
 
     public TableName getName() {
@@ -249,7 +250,15 @@ public final class TransactionalTable implements Closeable {
         if (!conflictFree) {
             writes.addRow(WriteSetHashing.rowId(nameBytes, row));
         }
-        writes.addTable(tableId);
+        writes.addTable(tableId());
+    }
+
+    private long tableId() {
+        if (!tableIdKnown) {
+            tableId = WriteSetHashing.tableId(nameBytes);
+            tableIdKnown = true;
+        }
+        return tableId;
     }
 
     private List<byte[]> families() throws IOException {

@@ -3,18 +3,21 @@ package io.phoenixtxn.client;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
  * A {@link CommitTable} in memory with the commit table's rules (a commit lands only where no invalid marker is, an
- * invalid marker only where no commit is), for unit tests of what sits on top of the seam.
+ * invalid marker only where no commit is), for unit tests of what sits on top of the seam, in this module and (test
+ * jar) the modules above.
  */
-final class InMemoryCommitTable implements CommitTable {
+public final class InMemoryCommitTable implements CommitTable {
     /** One row: a commit timestamp and recovery record, or an invalid marker. */
     private record Row(long commitTs, byte[] recoveryRecord, boolean invalid) {
     }
 
     private final NavigableMap<Long, Row> rows = new ConcurrentSkipListMap<>();
+    private final AtomicInteger lookups = new AtomicInteger();
 
     @Override
     public synchronized boolean tryCommit(long txId, long commitTs, byte[] recoveryRecord) {
@@ -34,6 +37,7 @@ final class InMemoryCommitTable implements CommitTable {
 
     @Override
     public Entry lookup(long txId) {
+        lookups.incrementAndGet();
         Row row = rows.get(txId);
         if (row == null) {
             return Entry.ABSENT;
@@ -61,6 +65,11 @@ final class InMemoryCommitTable implements CommitTable {
         return rows.headMap(txIdBelow, false).entrySet().stream()
                 .filter(row -> !row.getValue().invalid())
                 .map(InMemoryCommitTable::committed);
+    }
+
+    /** How many times {@link #lookup} was called: what a reader's resolution cost. */
+    public int lookups() {
+        return lookups.get();
     }
 
     private static CommittedEntry committed(Map.Entry<Long, Row> row) {
