@@ -44,6 +44,10 @@ public final class TsoSideBySide {
         List<TmDriver.Result> results = run(threads, seconds, alpha, warmup, systems);
         System.out.println();
         System.out.println(table(results));
+        System.out.flush();
+        // Omid's TSO leaves non-daemon threads (its Netty groups, persistence executors) behind after stopAsync():
+        // without an explicit exit the JVM would never end and a caller's pipe would never see the table.
+        System.exit(0);
     }
 
     /** Runs every system at every thread count; prints each result as it comes. */
