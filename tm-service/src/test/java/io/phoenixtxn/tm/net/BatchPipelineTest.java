@@ -192,14 +192,123 @@ class BatchPipelineTest {
         assertTrue(fence.get(10, TimeUnit.SECONDS) > writer);
     }
 
+    /**
+     * Every request kind of protocol v3 in one read, batched and general paths mixed, on the second epoch of a TM
+     * (low-water mark raised, horizon grace period running): each gets the answer a request sent alone would get.
+     */
+    @Test
+    void everyRequestKindOfOneReadGetsItsOwnAnswer() throws Exception {
+        InMemoryTimestampStorage storage = new InMemoryTimestampStorage();
+        TmConfig config = TmConfig.defaults().withConflictEntries(1 << 16);
+        TransactionManagerCore.start(config, Clock.SYSTEM, storage, FenceStore.inMemory(), Lease.ALWAYS_HELD)
+                .close(); // the first epoch: what the second TM's low-water mark starts above
+        TransactionManagerCore core = track(TransactionManagerCore.start(config, Clock.SYSTEM, storage,
+                FenceStore.inMemory(), Lease.ALWAYS_HELD));
+        TmServer server = track(TmServer.start(core, NetTestSupport.serverConfig()));
+        RawClient client = track(new RawClient(server.address()));
+        client.hello();
+        long plain = core.begin();
+        long earlier = core.begin();
+        long replaying = core.begin();
+        long finished = core.begin();
+        core.finished(new long[] {finished});
+        long reader = core.begin();
+        long fromEarlierEpoch = core.epochBase() - 1;
+
+        ByteArrayOutputStream burst = new ByteArrayOutputStream();
+        burst.write(frame(MessageType.BEGIN, 30, new byte[0]));
+        burst.write(frame(MessageType.COMMIT, 31, commit(plain, plain, new long[] {41, 42}, TABLE)));
+        // A replay validates from an earlier transaction's start (its floor): in this epoch it is decided as usual,
+        // from an earlier epoch the history it needs is gone.
+        burst.write(frame(MessageType.COMMIT, 32, commit(replaying, earlier, new long[] {43}, TABLE)));
+        burst.write(frame(MessageType.COMMIT, 33, commit(earlier, fromEarlierEpoch, new long[] {44}, TABLE)));
+        burst.write(frame(MessageType.COMMIT, 34, commit(finished, finished, new long[] {45}, TABLE)));
+        burst.write(frame(MessageType.COMMIT, 35, commit(reader, reader + 1, new long[] {46}, TABLE)));
+        burst.write(frame(MessageType.PENDING_STATUS, 36, ByteBuffer.allocate(16).putLong(earlier)
+                .putLong(reader).array()));
+        burst.write(frame(MessageType.KEEP_ALIVE, 37, ByteBuffer.allocate(4 + 16).putInt(2).putLong(reader)
+                .putLong(fromEarlierEpoch).array()));
+        burst.write(frame(MessageType.HORIZON, 38, new byte[0]));
+        burst.write(frame(MessageType.LOW_WATER_MARK, 39, new byte[0]));
+        burst.write(frame(MessageType.FENCE, 40, ByteBuffer.allocate(8).putLong(0xFE4CEL).array()));
+        burst.write(frame(MessageType.PING, 41, new byte[0]));
+        burst.write(frame(MessageType.FINISHED, 42, ByteBuffer.allocate(4 + 8).putInt(1).putLong(plain).array()));
+        client.sendBytes(burst.toByteArray());
+        Map<Long, RawClient.Frame> answers = new HashMap<>();
+        for (int i = 0; i < 13; i++) {
+            RawClient.Frame answer = client.readFrame();
+            answers.put(answer.requestId(), answer);
+        }
+
+        assertTrue(answers.get(30L).is(MessageType.TIMESTAMP), answers.get(30L).text());
+        long begun = ByteBuffer.wrap(answers.get(30L).payload()).getLong();
+        assertTrue(begun > reader, "a new start above every earlier one");
+        assertTrue(answers.get(31L).is(MessageType.COMMITTED), answers.get(31L).text());
+        assertTrue(answers.get(32L).is(MessageType.COMMITTED), "a replay from a floor in this epoch: "
+                + answers.get(32L).text());
+        assertAborted(answers.get(33L), AbortReason.BELOW_LOW_WATER_MARK);
+        assertAborted(answers.get(34L), AbortReason.EXPIRED);
+        assertTrue(answers.get(35L).is(MessageType.ERROR), "conflicts since after the start");
+        assertTrue(answers.get(35L).text().contains("after its own start"), answers.get(35L).text());
+        assertTrue(answers.get(36L).is(MessageType.STATUS), answers.get(36L).text());
+        assertEquals(io.phoenixtxn.tm.PendingStatus.Kind.NOT_DECIDED.wireCode(), answers.get(36L).payload()[0],
+                "its commit aborted below the low-water mark: it never committed");
+        assertTrue(answers.get(37L).is(MessageType.TXIDS), answers.get(37L).text());
+        assertEquals(0, ByteBuffer.wrap(answers.get(37L).payload()).getInt(),
+                "during the grace period an unknown transaction is adopted, not expired");
+        assertTrue(answers.get(38L).is(MessageType.HORIZON_IS), answers.get(38L).text());
+        ByteBuffer horizon = ByteBuffer.wrap(answers.get(38L).payload());
+        assertEquals(-1, horizon.getLong(), "no GC horizon during a new primary's grace period");
+        assertEquals(-1, horizon.getLong());
+        assertTrue(answers.get(39L).is(MessageType.TIMESTAMP));
+        assertEquals(core.epochBase(), ByteBuffer.wrap(answers.get(39L).payload()).getLong(),
+                "the low-water mark starts at the earlier epoch's end");
+        assertTrue(answers.get(40L).is(MessageType.TIMESTAMP), answers.get(40L).text());
+        assertTrue(answers.get(41L).is(MessageType.PONG));
+        assertTrue(answers.get(42L).is(MessageType.DONE));
+        // Open: the burst's BEGIN, earlier, replaying, the reader, the adopted one and the fence; the two finished
+        // ones are gone.
+        assertEquals(6, core.openTransactions(), "open transactions after the burst");
+    }
+
+    @Test
+    void aStoppedTmAnswersBatchedRequestsWithErrorsNamingWhy() throws Exception {
+        TransactionManagerCore core = track(NetTestSupport.newCore());
+        TmServer server = track(NetTestSupport.startServer(core));
+        RawClient client = track(new RawClient(server.address()));
+        client.hello();
+        long tx = core.begin();
+        core.stop("lost the lease in this test");
+        ByteArrayOutputStream burst = new ByteArrayOutputStream();
+        burst.write(frame(MessageType.BEGIN, 50, new byte[0]));
+        burst.write(frame(MessageType.COMMIT, 51, commit(tx, tx, new long[] {1}, TABLE)));
+        burst.write(frame(MessageType.FINISHED, 52, ByteBuffer.allocate(4 + 8).putInt(1).putLong(tx).array()));
+        client.sendBytes(burst.toByteArray());
+        for (int i = 0; i < 3; i++) {
+            RawClient.Frame answer = client.readFrame();
+            assertTrue(answer.is(MessageType.ERROR), "request " + answer.requestId() + ": " + answer.text());
+            assertTrue(answer.text().contains("lost the lease in this test"), answer.text());
+        }
+    }
+
+    private static void assertAborted(RawClient.Frame answer, AbortReason reason) {
+        assertTrue(answer.is(MessageType.ABORTED), "expected ABORTED " + reason + ", got "
+                + MessageType.of((byte) answer.type()));
+        assertEquals(reason.wireCode(), answer.payload()[0], "abort reason");
+    }
+
     private static byte[] frame(MessageType type, long id, byte[] payload) {
         return ByteBuffer.allocate(4 + 9 + payload.length).putInt(9 + payload.length).put(type.code()).putLong(id)
                 .put(payload).array();
     }
 
     private static byte[] commit(long txId, long[] rows, long table) {
+        return commit(txId, txId, rows, table);
+    }
+
+    private static byte[] commit(long txId, long conflictsSince, long[] rows, long table) {
         ByteBuffer b = ByteBuffer.allocate(8 + 8 + 4 + 8 * rows.length + 4 + 8);
-        b.putLong(txId).putLong(txId).putInt(rows.length);
+        b.putLong(txId).putLong(conflictsSince).putInt(rows.length);
         for (long row : rows) {
             b.putLong(row);
         }
