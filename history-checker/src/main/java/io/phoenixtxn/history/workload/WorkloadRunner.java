@@ -38,6 +38,7 @@ public final class WorkloadRunner {
     private final Workload workload;
     private final Config config;
     private final Recorder recorder;
+    private final AtomicBoolean stop = new AtomicBoolean();
 
     /**
      * @param duration       how long clients run (null: until the operation budget is spent)
@@ -92,8 +93,16 @@ public final class WorkloadRunner {
         }
     }
 
+    /**
+     * Ends the clients' phase early, from any thread: each client finishes the operation it is in and stops; then
+     * the final read runs as usual (a run whose end is decided by someone else, e.g. a chaos driver).
+     */
+    public void requestStop() {
+        stop.set(true);
+    }
+
     private void runClients() throws InterruptedException {
-        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean stop = this.stop;
         AtomicLong budget = new AtomicLong(config.maxOps() > 0 ? config.maxOps() : Long.MAX_VALUE);
         long deadline = config.duration() == null ? Long.MAX_VALUE
                 : System.nanoTime() + config.duration().toNanos();
