@@ -88,6 +88,11 @@ final class ClientGeneration {
         return dir.resolve("halt-record.properties");
     }
 
+    /** The TM decisions the JVM received ({@link io.phoenixtxn.chaos.client.DecisionLog}). */
+    Path decisionLog() {
+        return dir.resolve("decisions.log");
+    }
+
     Path console() {
         return dir.resolve("client.out");
     }

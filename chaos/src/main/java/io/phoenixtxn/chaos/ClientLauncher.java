@@ -45,7 +45,8 @@ final class ClientLauncher {
                 "--table", g.table(), "--history", g.history().toString(), "--origin", Long.toString(origin),
                 "--threads", Integer.toString(threads), "--seed", Long.toString(seed),
                 "--stop-file", stopFile.toString(), "--ready-file", g.readyFile().toString(),
-                "--halt-trigger", g.haltTrigger().toString(), "--halt-record", g.haltRecord().toString()));
+                "--halt-trigger", g.haltTrigger().toString(), "--halt-record", g.haltRecord().toString(),
+                "--decision-log", g.decisionLog().toString()));
         return start(g.dir, g.log(), g.console(), args);
     }
 

@@ -139,6 +139,15 @@ final class ClusterControl implements AutoCloseable {
         }
     }
 
+    /** The epoch of the primary ZooKeeper advertises (its timestamps lie above it), or empty. */
+    Optional<Long> primaryEpoch() {
+        try {
+            return ZooKeeperProbe.primary(state).map(ZooKeeperProbe.Primary::epoch);
+        } catch (ClusterException e) {
+            return Optional.empty();
+        }
+    }
+
     Path console(String role) {
         return paths.out(resolve(role));
     }

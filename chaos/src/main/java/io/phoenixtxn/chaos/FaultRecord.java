@@ -23,6 +23,9 @@ final class FaultRecord {
     Set<String> affected;
     /** Region-server faults: from the kill until every region it served was open elsewhere (hbase:meta). */
     Long recoveryNanos;
+    /** Pause faults: when the paused primary was continued, and the epoch of the primary that took over. */
+    long resumedAt = -1;
+    Long successorEpoch;
     /** Client kills: the client and what it wrote before halting. */
     String haltedClient;
     HaltRecord halt;

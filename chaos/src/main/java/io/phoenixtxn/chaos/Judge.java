@@ -1,5 +1,6 @@
 package io.phoenixtxn.chaos;
 
+import io.phoenixtxn.chaos.client.DecisionLog;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.history.History;
 import io.phoenixtxn.history.Names;
@@ -72,8 +73,16 @@ final class Judge {
             }
         }
         report.readWriteCommits = commits.size();
+        Map<String, List<DecisionLog.Decision>> decisions = new HashMap<>();
+        for (ClientGeneration g : generations) {
+            try {
+                decisions.put(g.id(), DecisionLog.read(g.decisionLog()));
+            } catch (IOException e) {
+                report.runProblems.add("the decision log of " + g.id() + " cannot be read: " + e);
+            }
+        }
         for (FaultRecord r : faults) {
-            report.faults.add(judgeFault(r, histories, commits));
+            report.faults.add(judgeFault(r, histories, commits, decisions));
         }
         return report;
     }
@@ -103,7 +112,8 @@ final class Judge {
     }
 
     private ChaosReport.FaultVerdict judgeFault(FaultRecord r, Map<String, History> histories,
-                                                List<Unavailability.Commit> commits) {
+                                                List<Unavailability.Commit> commits,
+                                                Map<String, List<DecisionLog.Decision>> decisions) {
         List<String> problems = new ArrayList<>(r.problems());
         List<String> notes = new ArrayList<>(r.notes());
         Long any = Unavailability.window(r.injectedAt, null, commits);
@@ -144,6 +154,19 @@ final class Judge {
                 } catch (IOException e) {
                     problems.add("cannot read the commit table entry of transaction " + r.halt.txId() + ": " + e);
                 }
+            }
+        }
+        if (r.kind == FaultKind.PAUSE && r.resumedAt >= 0 && r.successorEpoch != null) {
+            DeposedPrimaryCheck.Result deposed = DeposedPrimaryCheck.check(r.resumedAt, r.successorEpoch,
+                    decisions);
+            problems.addAll(deposed.violations());
+            if (deposed.afterResume() == 0) {
+                problems.add("no client received a commit decision after the resume: that the paused primary"
+                        + " commits nothing afterwards was not checked");
+            } else if (deposed.violations().isEmpty()) {
+                notes.add("all " + deposed.afterResume() + " commit decisions clients received after the SIGCONT"
+                        + " carry timestamps above the successor's epoch " + r.successorEpoch + ": the paused"
+                        + " primary committed nothing afterwards");
             }
         }
         if (r.dropStart >= 0 && r.indexedClient != null && histories.containsKey(r.indexedClient)) {

@@ -143,6 +143,11 @@ final class Nemesis {
         } else {
             r.note("the backup " + backup + " is primary " + RunClock.seconds(promoted - r.injectedAt)
                     + " after SIGSTOP");
+            r.successorEpoch = cluster.primaryEpoch().orElse(null);
+            if (r.successorEpoch == null) {
+                r.problem("cannot read the epoch of " + backup + ", which took over: the paused primary's commits"
+                        + " after its resume cannot be checked");
+            }
         }
         // Paused past its lease: the backup took over only after it ran out; one more lease for good measure.
         Thread.sleep(options.leaseMs());
@@ -150,6 +155,7 @@ final class Nemesis {
         long offset = Files.exists(console) ? Files.size(console) : 0;
         long resumedAt = clock.now();
         cluster.resume(victim);
+        r.resumedAt = resumedAt;
         r.note(victim + " resumed (SIGCONT) " + RunClock.seconds(resumedAt - r.injectedAt) + " after SIGSTOP");
         Long steppedDown = awaitUntil(() -> consoleSince(console, offset).contains(STEPPED_DOWN),
                 Duration.ofSeconds(20));

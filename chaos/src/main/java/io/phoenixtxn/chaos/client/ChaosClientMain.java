@@ -38,7 +38,8 @@ import java.util.TreeSet;
  *
  * <pre>
  * run --workload list-append|bank --url URL --table T --history FILE --origin NANOS --threads N --seed S
- *     --stop-file F --ready-file F --halt-trigger F --halt-record F [--max-seconds S] [--property k=v ...]
+ *     --stop-file F --ready-file F --halt-trigger F --halt-record F --decision-log F [--max-seconds S]
+ *     [--property k=v ...]
  * final-read --workload W --url URL --table T --history FILE --origin NANOS [--property k=v ...]
  * index --url URL --table T --key K --column C --index I --hold-ms MS --result FILE --origin NANOS [--property ...]
  * </pre>
@@ -92,7 +93,7 @@ public final class ChaosClientMain {
         long origin = a.number("origin");
         Path history = a.path("history");
         HaltSwitch halt = HaltSwitch.halting(a.path("halt-trigger"), a.path("halt-record"), origin);
-        ProtocolHooks.install(halt);
+        ProtocolHooks.install(new ChainedHooks(DecisionLog.appendingTo(a.path("decision-log"), origin), halt));
         Path ready = a.path("ready-file");
         Workload workload = new TrackedWorkload(workload(a.required("workload"), a.required("table")), () -> {
             try {
