@@ -39,6 +39,8 @@ public final class WorkloadRunner {
     private final Config config;
     private final Recorder recorder;
     private final AtomicBoolean stop = new AtomicBoolean();
+    /** Pause of a client thread after an operation failed for another reason than a conflict. */
+    static final long UNAVAILABLE_BACKOFF_MS = 20;
 
     /**
      * @param duration       how long clients run (null: until the operation budget is spent)
@@ -190,6 +192,11 @@ public final class WorkloadRunner {
                 if (Outcomes.classify(e, session.writeCommitStarted()) == OpType.FAIL) {
                     recorder.fail(process, Outcomes.describe(e));
                     rollback();
+                    if (!Outcomes.isConflict(e)) {
+                        // an unavailable system fails fast (no TM, no region): without a pause a thread would spin
+                        // through thousands of failed operations a second, starving the machine it measures
+                        Thread.sleep(UNAVAILABLE_BACKOFF_MS);
+                    }
                 } else {
                     recorder.info(process, Outcomes.describe(e));
                     close();

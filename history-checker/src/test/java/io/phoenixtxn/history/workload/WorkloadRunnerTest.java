@@ -84,6 +84,21 @@ class WorkloadRunnerTest {
     }
 
     @Test
+    void aThreadPausesAfterAFailureThatIsNoConflictSoAnUnavailableSystemIsNotHammered() throws Exception {
+        ScriptedWorkload workload = new ScriptedWorkload(List.of(Step.ERROR_BEFORE_COMMIT, Step.ERROR_BEFORE_COMMIT,
+                Step.ERROR_BEFORE_COMMIT, Step.OK));
+        WorkloadRunner.Config config = new WorkloadRunner.Config(List.of(this::connection), 1, null, 4, 1,
+                Duration.ofSeconds(5), Duration.ofSeconds(5));
+        History history = new WorkloadRunner(workload, config, new Recorder()).run();
+        List<Op> client = history.ops().subList(1, 5);
+        for (int i = 0; i < 3; i++) {
+            long gapNanos = client.get(i + 1).invokeTime() - client.get(i).completeTime();
+            assertTrue(gapNanos >= WorkloadRunner.UNAVAILABLE_BACKOFF_MS * 1_000_000,
+                    "operation " + (i + 1) + " began " + gapNanos + " ns after a failure");
+        }
+    }
+
+    @Test
     void aRequestedStopEndsTheClientsEarlyAndTheFinalReadStillRuns() throws Exception {
         List<Step> many = new ArrayList<>(java.util.Collections.nCopies(1_000_000, Step.OK));
         ScriptedWorkload workload = new ScriptedWorkload(many);
