@@ -8,9 +8,13 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * DROP INDEX while clients of other connection services (other JVMs) hold metadata that still lists the index.
@@ -63,6 +67,36 @@ class DropIndexIT {
             a.commit();
             assertEquals(7, n(s, 3));
         }
+    }
+
+    /**
+     * Inside a transaction Phoenix resolves metadata as of its start, so a transaction that began before the DROP
+     * keeps planning on the index, whose table is gone: Phoenix forces that failure. It comes as SQL error 523 naming
+     * the dropped table (retryable, as a conflict), and the retried transaction reads through the table.
+     */
+    @Test
+    void aReadPlannedOnAnIndexDroppedAfterTheTransactionBeganIsARetryable523() throws Exception {
+        try (Connection a = SharedStack.connectAsAnotherClient(); Statement s = a.createStatement()) {
+            a.setAutoCommit(false);
+            assertEquals(List.of(1L), keysWhereV(s, "one"), "through the index");
+            dropIndexFromThisClient();
+            SQLException e = assertThrows(SQLException.class, () -> keysWhereV(s, "one"));
+            assertEquals(523, e.getErrorCode(), e.toString());
+            assertTrue(e.getMessage().contains(index) && e.getMessage().contains("retry"), e.getMessage());
+            a.rollback();
+            assertEquals(List.of(1L), keysWhereV(s, "one"), "the retried transaction reads without the index");
+            a.commit();
+        }
+    }
+
+    private List<Long> keysWhereV(Statement s, String v) throws SQLException {
+        List<Long> keys = new ArrayList<>();
+        try (ResultSet rs = s.executeQuery("SELECT K FROM " + table + " WHERE V = '" + v + "'")) {
+            while (rs.next()) {
+                keys.add(rs.getLong(1));
+            }
+        }
+        return keys;
     }
 
     private void dropIndexFromThisClient() throws SQLException {

@@ -93,12 +93,20 @@ final class PhoenixTxnTable implements Table {
 
     @Override
     public Result get(Get get) throws IOException {
-        return table.get(tx(), get);
+        try {
+            return table.get(tx(), get);
+        } catch (IOException e) {
+            throw DroppedTableReads.translate(table.getName(), e);
+        }
     }
 
     @Override
     public Result[] get(List<Get> gets) throws IOException {
-        return table.get(tx(), gets);
+        try {
+            return table.get(tx(), gets);
+        } catch (IOException e) {
+            throw DroppedTableReads.translate(table.getName(), e);
+        }
     }
 
     @Override
@@ -122,7 +130,12 @@ final class PhoenixTxnTable implements Table {
         // [lower bound, now in ms); post-DDL scans): they are not in the versions' domain, and Phoenix's own Omid
         // table drops them likewise. The snapshot alone decides what the scan sees.
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
-        ResultScanner scanner = table.getScanner(tx(), snapshotScan);
+        ResultScanner scanner;
+        try {
+            scanner = table.getScanner(tx(), snapshotScan);
+        } catch (IOException e) {
+            throw DroppedTableReads.translate(table.getName(), e);
+        }
         IndexBuildProgress population = context.population();
         return population == null ? scanner : new CountingScanner(scanner, population);
     }
