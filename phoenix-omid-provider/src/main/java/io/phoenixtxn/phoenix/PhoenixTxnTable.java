@@ -132,7 +132,7 @@ final class PhoenixTxnTable implements Table {
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
         ResultScanner scanner;
         try {
-            scanner = table.getScanner(tx(), snapshotScan);
+            scanner = new DroppedTableScanner(table.getScanner(tx(), snapshotScan), table.getName());
         } catch (IOException e) {
             throw DroppedTableReads.translate(table.getName(), e);
         }
