@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -63,6 +64,12 @@ class RemoteTransactionManagerTest {
 
         long afterFence = tm.begin();
         assertTrue(tm.commit(afterFence, new long[0], new long[] {TABLE}).isCommitted(), "read-only commit");
+
+        int open = core.openTransactions();
+        long bare = tm.timestamp();
+        assertTrue(bare > afterFence, "a fresh timestamp: " + bare);
+        assertTrue(tm.timestampAsync().get(10, TimeUnit.SECONDS) > bare);
+        assertEquals(open, core.openTransactions(), "a bare timestamp opens no transaction");
     }
 
     @Test
