@@ -5,6 +5,7 @@ import io.phoenixtxn.client.HBaseCommitTable;
 import io.phoenixtxn.client.ObserverNames;
 import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.coprocessor.fastpath.FastPathRegion;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
 import org.apache.hadoop.hbase.Cell;
@@ -12,8 +13,11 @@ import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.OperationWithAttributes;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
@@ -21,11 +25,13 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.regionserver.FlushLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.ScanOptions;
 import org.apache.hadoop.hbase.regionserver.ScanType;
 import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
+import org.apache.hadoop.hbase.util.Pair;
 import org.apache.hadoop.hbase.wal.WALEdit;
 
 import java.io.IOException;
@@ -41,13 +47,15 @@ import java.util.Optional;
  * <p>Every store scanner of the region (reads, flushes, compactions) keeps what {@link TransactionalStoreRetention}
  * says a transactional store must keep, whatever the family's VERSIONS and TTL (reported once at region open when
  * they say otherwise). Snapshot reads and tentative writes of a client that commits to another commit table than
- * this region server's are refused ({@link CommitTableCheck}).
+ * this region server's are refused ({@link CommitTableCheck}). The fast path (single-row transactions without the
+ * TM, VLDB'18 sec. 4) lives in {@link FastPathRegion}; the hooks here only hand over to it.
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
     private volatile CommitResolver resolver;
     private volatile CommitTableCheck commitTableCheck;
     private volatile TableName table;
+    private volatile FastPathRegion fastPath;
 
     @Override
     public void start(CoprocessorEnvironment env) throws IOException {
@@ -59,6 +67,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current);
         commitTableCheck = new CommitTableCheck(config.commitTable());
         table = regionEnv.getRegion().getTableDescriptor().getTableName();
+        fastPath = FastPathRegion.start(regionEnv, commitTable, RegionServerTm::current, this::verifyCommitTable);
         OverriddenFamilySettings.report(regionEnv.getRegion().getTableDescriptor(), retention);
     }
 
@@ -68,11 +77,20 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     }
 
     @Override
+    public void postOpen(ObserverContext<RegionCoprocessorEnvironment> ctx) {
+        fastPath.regionOpened();
+    }
+
+    @Override
     public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> ctx, Get get, List<Cell> result)
             throws IOException {
+        if (fastPath.serveRead(ctx, get, result)) {
+            return;
+        }
         Snapshot snapshot = snapshotOf(get);
         if (snapshot != null) {
             commitTableCheck.verify(get, "get", table);
+            fastPath.beforeSnapshotRead(snapshot, get.getRow());
             get.readAllVersions();
             ReadColumns.widen(get.getFamilyMap());
             get.setFilter(filterFor(ctx, snapshot, get.getFilter()));
@@ -84,6 +102,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Snapshot snapshot = snapshotOf(scan);
         if (snapshot != null) {
             commitTableCheck.verify(scan, "scan", table);
+            fastPath.beforeSnapshotRead(snapshot, null);
             scan.readAllVersions();
             ReadColumns.widen(scan.getFamilyMap());
             scan.setFilter(filterFor(ctx, snapshot, scan.getFilter()));
@@ -93,6 +112,31 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     @Override
     public void prePut(ObserverContext<RegionCoprocessorEnvironment> ctx, Put put, WALEdit edit) throws IOException {
         commitTableCheck.verify(put, "put", table);
+    }
+
+    @Override
+    public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                               MiniBatchOperationInProgress<Mutation> miniBatchOp) throws IOException {
+        fastPath.beforeBatch(miniBatchOp);
+    }
+
+    @Override
+    public List<Pair<Cell, Cell>> postIncrementBeforeWAL(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                                         Mutation mutation, List<Pair<Cell, Cell>> cellPairs)
+            throws IOException {
+        return fastPath.write(mutation, cellPairs);
+    }
+
+    @Override
+    public Result postIncrement(ObserverContext<RegionCoprocessorEnvironment> ctx, Increment increment,
+                                Result result, WALEdit edit) throws IOException {
+        return fastPath.answer(increment, result);
+    }
+
+    @Override
+    public void postBatchMutateIndispensably(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                             MiniBatchOperationInProgress<Mutation> miniBatchOp, boolean success) {
+        fastPath.afterBatch();
     }
 
     @Override
@@ -118,6 +162,10 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
                                       ScanType scanType, ScanOptions options, CompactionLifeCycleTracker tracker,
                                       CompactionRequest request) {
         retention.forCompaction(scanType, options);
+    }
+
+    private void verifyCommitTable(OperationWithAttributes op, String what) throws IOException {
+        commitTableCheck.verify(op, what, table);
     }
 
     private static TableName tableOf(ObserverContext<RegionCoprocessorEnvironment> ctx) {

@@ -5,6 +5,7 @@ import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.WriteMode;
 import io.phoenixtxn.client.TxnInDoubtException;
 import io.phoenixtxn.snapshot.CheckpointLimitException;
 import io.phoenixtxn.snapshot.Snapshot;
@@ -316,14 +317,16 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public Table getTransactionalTable(Table htable, boolean isConflictFree) {
-        return new PhoenixTxnTable(this, htable, isConflictFree, false);
+        return new PhoenixTxnTable(this, htable, isConflictFree ? WriteMode.CONFLICT_FREE : WriteMode.CHECKED);
     }
 
     @Override
     public Table getTransactionalTableWriter(PhoenixConnection conn, PTable table, Table htable, boolean isIndex) {
         // isIndex: the initial population of a new index, whose rows are committed as they land (the index only
         // becomes ACTIVE once population succeeded).
-        return new PhoenixTxnTable(this, htable, table.isImmutableRows() || isIndex, isIndex);
+        WriteMode mode = isIndex ? WriteMode.COMMITTED_ON_WRITE
+                : table.isImmutableRows() ? WriteMode.CONFLICT_FREE : WriteMode.CHECKED;
+        return new PhoenixTxnTable(this, htable, mode);
     }
 
     private Transaction running() {

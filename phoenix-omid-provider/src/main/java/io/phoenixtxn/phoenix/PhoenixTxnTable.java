@@ -3,6 +3,7 @@ package io.phoenixtxn.phoenix;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.WriteMode;
 import io.phoenixtxn.index.IndexBuildProgress;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
@@ -23,17 +24,17 @@ import java.util.List;
 
 /**
  * The HBase {@link Table} Phoenix reads and writes a transactional table through. Every call uses the context's
- * current transaction. {@code commitOnWrite}: index population, whose rows are committed as they land.
+ * current transaction. {@link WriteMode#COMMITTED_ON_WRITE}: index population, whose rows are committed as they land.
  */
 final class PhoenixTxnTable implements Table {
     private final PhoenixTxnContext context;
     private final TransactionalTable table;
     private final boolean commitOnWrite;
 
-    PhoenixTxnTable(PhoenixTxnContext context, Table htable, boolean conflictFree, boolean commitOnWrite) {
+    PhoenixTxnTable(PhoenixTxnContext context, Table htable, WriteMode mode) {
         this.context = context;
-        this.table = TxnClient.wrapTable(htable, conflictFree);
-        this.commitOnWrite = commitOnWrite;
+        this.table = TxnClient.wrapTable(htable, mode);
+        this.commitOnWrite = mode == WriteMode.COMMITTED_ON_WRITE;
     }
 
     private Transaction tx() throws IOException {

@@ -1,0 +1,27 @@
+package io.phoenixtxn.coprocessor.fastpath;
+
+import io.phoenixtxn.tm.ConfigValues;
+
+import java.util.function.Function;
+
+/**
+ * Region-server settings of the fast path (hbase-site.xml keys).
+ *
+ * @param bootstrapWaitMs how long the first fast-path write to a region opened on this server waits for the fresh TM
+ *                        timestamp its version clock needs; past it the write aborts (SLOT_UNAVAILABLE) and its client
+ *                        retries on the regular path
+ * @param readWaitMs      how long a transactional read waits for a fast-path write in flight that may belong to its
+ *                        snapshot; past it the read fails (and is retried by the client) rather than miss it
+ */
+public record FastPathConfig(long bootstrapWaitMs, long readWaitMs) {
+    public static final String BOOTSTRAP_WAIT_MS = "phoenix.txn.fastpath.bootstrap.wait.ms";
+    public static final String READ_WAIT_MS = "phoenix.txn.fastpath.read.wait.ms";
+    public static final long DEFAULT_BOOTSTRAP_WAIT_MS = 1_000;
+    public static final long DEFAULT_READ_WAIT_MS = 30_000;
+
+    public static FastPathConfig from(Function<String, String> settings) {
+        return new FastPathConfig(
+                ConfigValues.number(settings, BOOTSTRAP_WAIT_MS, DEFAULT_BOOTSTRAP_WAIT_MS, 0, 60_000),
+                ConfigValues.number(settings, READ_WAIT_MS, DEFAULT_READ_WAIT_MS, 1, 600_000));
+    }
+}

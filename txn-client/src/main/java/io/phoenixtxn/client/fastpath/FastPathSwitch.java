@@ -1,0 +1,52 @@
+package io.phoenixtxn.client.fastpath;
+
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+
+import java.io.IOException;
+
+/**
+ * The table-level switch of the fast path: the table descriptor attribute {@value #ATTRIBUTE}. Fast-path writes
+ * maintain no index, so a table about to get an index disables it first (part of the index fence: design.md sec.
+ * 4.4), and region servers then refuse every fast-path write with {@link FastPathAbortedException.Reason#FENCED}.
+ * {@link Admin#modifyTable} reopens every region of the table before it returns, so once {@link #disable} returns,
+ * no region serves a fast-path write any more, and every one it served before drew its version below any timestamp
+ * the TM issues afterwards (the index fence among them).
+ */
+public final class FastPathSwitch {
+    /** Descriptor attribute; "false" disables the fast path. Absent: enabled. */
+    public static final String ATTRIBUTE = "phoenix.txn.fastpath";
+
+    private FastPathSwitch() {
+    }
+
+    /** Disables the fast path on every region of {@code table}; returns once they all refuse it. Idempotent. */
+    public static void disable(Admin admin, TableName table) throws IOException {
+        set(admin, table, false);
+    }
+
+    /** Enables it again (the table's indexes are gone, or it never had any). Idempotent. */
+    public static void enable(Admin admin, TableName table) throws IOException {
+        set(admin, table, true);
+    }
+
+    public static boolean isEnabled(TableDescriptor descriptor) {
+        return !"false".equalsIgnoreCase(descriptor.getValue(ATTRIBUTE));
+    }
+
+    private static void set(Admin admin, TableName table, boolean enabled) throws IOException {
+        TableDescriptor current = admin.getDescriptor(table);
+        if (isEnabled(current) == enabled) {
+            return;
+        }
+        TableDescriptorBuilder changed = TableDescriptorBuilder.newBuilder(current);
+        if (enabled) {
+            changed.removeValue(ATTRIBUTE);
+        } else {
+            changed.setValue(ATTRIBUTE, "false");
+        }
+        admin.modifyTable(changed.build());
+    }
+}
