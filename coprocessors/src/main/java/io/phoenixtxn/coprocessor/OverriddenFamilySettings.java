@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Tells the operator, once per table, family and setting in a region server's life, where a transactional
  * family's descriptor says something the region does not do ({@link TransactionalStoreRetention} overrides it), so
- * nobody trusts VERSIONS or TTL to bound the storage of a transactional table.
+ * nobody trusts VERSIONS to bound the storage of a transactional table (compaction-time GC does; a TTL it applies).
  */
 final class OverriddenFamilySettings {
     private static final Logger LOG = LoggerFactory.getLogger(OverriddenFamilySettings.class);
@@ -27,8 +27,8 @@ final class OverriddenFamilySettings {
             for (String setting : overridden) {
                 if (REPORTED.add(table.getTableName() + "/" + family.getNameAsString() + "/" + setting)) {
                     LOG.warn("Column family '{}' of transactional table {} has {}. phoenix-txn ignores it for this"
-                                    + " family's reads, flushes and compactions; set VERSIONS => {} and no TTL on the"
-                                    + " family to make its descriptor say what happens.", family.getNameAsString(),
+                                    + " family's reads, flushes and compactions; set VERSIONS => {} on the family to"
+                                    + " make its descriptor say what happens.", family.getNameAsString(),
                             table.getTableName(), setting, Integer.MAX_VALUE);
                 }
             }

@@ -41,6 +41,7 @@ final class SnapshotReadFilter extends FilterBase {
     private final CommitCellReader commitCells;
     private final Filter userFilter;
     private final ColumnVersionSelector selector;
+    private final FamilyTtl.ForReader ttl;
 
     /** Commit cells of the current family that the read may need. */
     private final CommitCellIndex familyCommits = new CommitCellIndex();
@@ -55,6 +56,13 @@ final class SnapshotReadFilter extends FilterBase {
     private Cell ownHint;
 
     SnapshotReadFilter(Snapshot snapshot, CommitResolver resolver, CommitCellReader commitCells, Filter userFilter) {
+        this(snapshot, resolver, commitCells, userFilter, FamilyTtl.ForReader.NONE);
+    }
+
+    /** @param ttl the families' TTL as this snapshot sees it (expired committed values read as absent) */
+    SnapshotReadFilter(Snapshot snapshot, CommitResolver resolver, CommitCellReader commitCells, Filter userFilter,
+                       FamilyTtl.ForReader ttl) {
+        this.ttl = ttl;
         this.snapshot = snapshot;
         this.resolver = resolver;
         this.commitCells = commitCells;
@@ -118,7 +126,7 @@ final class SnapshotReadFilter extends FilterBase {
                 familyDeleteCommitTs, version, commitTs)) {
             return ReturnCode.NEXT_COL;
         }
-        if (OnDiskLayout.isTombstone(cell)) {
+        if (OnDiskLayout.isTombstone(cell) || expired(cell, version, commitTs)) {
             return moreVersions ? ReturnCode.SKIP : ReturnCode.NEXT_COL;
         }
         if (userFilter == null) {
@@ -219,6 +227,11 @@ final class SnapshotReadFilter extends FilterBase {
     private long resolve(Cell cell, long version) throws IOException {
         return resolver.resolve(CellUtil.cloneRow(cell), CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell),
                 version, snapshot.txId(), commitCells);
+    }
+
+    /** A committed value older than the family's TTL at this snapshot's start reads as no value (FamilyTtl). */
+    private boolean expired(Cell cell, long version, long commitTs) {
+        return !Visibility.isOwnWrite(snapshot, version) && commitTs < ttl.expiredBelow(cell);
     }
 
     @Override

@@ -19,6 +19,7 @@ import org.apache.hadoop.hbase.client.OperationWithAttributes;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessor;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -26,9 +27,13 @@ import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.regionserver.FlushLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
+import org.apache.hadoop.hbase.regionserver.InternalScanner;
+import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.ScanOptions;
 import org.apache.hadoop.hbase.regionserver.ScanType;
 import org.apache.hadoop.hbase.regionserver.Store;
+import org.apache.hadoop.hbase.regionserver.StoreFile;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
 import org.apache.hadoop.hbase.util.Pair;
@@ -47,8 +52,11 @@ import java.util.Optional;
  * <p>Every store scanner of the region (reads, flushes, compactions) keeps what {@link TransactionalStoreRetention}
  * says a transactional store must keep, whatever the family's VERSIONS and TTL (reported once at region open when
  * they say otherwise). Snapshot reads and tentative writes of a client that commits to another commit table than
- * this region server's are refused ({@link CommitTableCheck}). The fast path (single-row transactions without the
- * TM, VLDB'18 sec. 4) lives in {@link FastPathRegion}; the hooks here only hand over to it.
+ * this region server's are refused ({@link CommitTableCheck}), and so are snapshot reads older than the region
+ * server's GC horizon ({@link SnapshotAge}). Flushes and compactions are garbage-collected ({@link TransactionalGc})
+ * by this observer only where the table does not carry a GC observer ({@link ObserverNames#GC}): tables created
+ * before GC existed carry this observer alone. The fast path (single-row transactions without the TM, VLDB'18
+ * sec. 4) lives in {@link FastPathRegion}; the hooks here only hand over to it.
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
@@ -56,19 +64,39 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private volatile CommitTableCheck commitTableCheck;
     private volatile TableName table;
     private volatile FastPathRegion fastPath;
+    /** Null where a GC observer of the table collects its stores. */
+    private volatile TransactionalGc gc;
 
     @Override
     public void start(CoprocessorEnvironment env) throws IOException {
         TxnClientConfig config = TxnClientConfig.from(env.getConfiguration()::get);
         RegionServerTm.configure(env.getConfiguration());
+        GcHorizon.configure(env.getConfiguration());
         RegionCoprocessorEnvironment regionEnv = (RegionCoprocessorEnvironment) env;
         HBaseCommitTable commitTable = new HBaseCommitTable(regionEnv.getConnection(),
                 TableName.valueOf(config.commitTable()));
-        resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current);
+        resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current,
+                () -> GcHorizon.current().commitPointSafe());
         commitTableCheck = new CommitTableCheck(config.commitTable());
-        table = regionEnv.getRegion().getTableDescriptor().getTableName();
+        TableDescriptor descriptor = regionEnv.getRegion().getTableDescriptor();
+        table = descriptor.getTableName();
+        gc = carriesGcObserver(descriptor) ? null : new TransactionalGc(regionEnv);
         fastPath = FastPathRegion.start(regionEnv, commitTable, RegionServerTm::current, this::verifyCommitTable);
-        OverriddenFamilySettings.report(regionEnv.getRegion().getTableDescriptor(), retention);
+        OverriddenFamilySettings.report(descriptor, retention);
+    }
+
+    /** Whether this observer garbage-collects its region's stores (the table carries no GC observer). */
+    public boolean collectsGarbage() {
+        return gc != null;
+    }
+
+    static boolean carriesGcObserver(TableDescriptor descriptor) {
+        for (String name : ObserverNames.GC) {
+            if (descriptor.hasCoprocessor(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -90,6 +118,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Snapshot snapshot = snapshotOf(get);
         if (snapshot != null) {
             commitTableCheck.verify(get, "get", table);
+            SnapshotAge.check(snapshot, GcHorizon.current(), "get", table);
             fastPath.beforeSnapshotRead(snapshot, get.getRow());
             get.readAllVersions();
             ReadColumns.widen(get.getFamilyMap());
@@ -102,11 +131,38 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Snapshot snapshot = snapshotOf(scan);
         if (snapshot != null) {
             commitTableCheck.verify(scan, "scan", table);
+            SnapshotAge.check(snapshot, GcHorizon.current(), "scan", table);
             fastPath.beforeSnapshotRead(snapshot, null);
             scan.readAllVersions();
             ReadColumns.widen(scan.getFamilyMap());
             scan.setFilter(filterFor(ctx, snapshot, scan.getFilter()));
         }
+    }
+
+    /** The get has read: its store scanners were bound to files before any compaction above its snapshot began. */
+    @Override
+    public void postGetOp(ObserverContext<RegionCoprocessorEnvironment> ctx, Get get, List<Cell> result)
+            throws IOException {
+        Snapshot snapshot = snapshotOf(get);
+        if (snapshot != null) {
+            SnapshotAge.check(snapshot, GcHorizon.current(), "get", table);
+        }
+    }
+
+    /** The scanner is open, bound to its files: from now on only flushes change them (see SnapshotAge). */
+    @Override
+    public RegionScanner postScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Scan scan,
+                                         RegionScanner scanner) throws IOException {
+        Snapshot snapshot = snapshotOf(scan);
+        if (snapshot != null) {
+            try {
+                SnapshotAge.check(snapshot, GcHorizon.current(), "scan", table);
+            } catch (IOException e) {
+                scanner.close(); // HBase does not close a scanner whose opening failed here
+                throw e;
+            }
+        }
+        return scanner;
     }
 
     @Override
@@ -168,6 +224,39 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         commitTableCheck.verify(op, what, table);
     }
 
+    @Override
+    public InternalScanner preFlush(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                    InternalScanner scanner, FlushLifeCycleTracker tracker) throws IOException {
+        TransactionalGc collector = gc;
+        return collector == null ? scanner : collector.forFlush(store, scanner);
+    }
+
+    @Override
+    public void postFlush(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store, StoreFile resultFile,
+                          FlushLifeCycleTracker tracker) {
+        TransactionalGc collector = gc;
+        if (collector != null) {
+            collector.afterFlush(store);
+        }
+    }
+
+    @Override
+    public InternalScanner preCompact(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
+                                      InternalScanner scanner, ScanType scanType, CompactionLifeCycleTracker tracker,
+                                      CompactionRequest request) throws IOException {
+        TransactionalGc collector = gc;
+        return collector == null ? scanner : collector.forCompaction(store, scanner, request);
+    }
+
+    @Override
+    public void postCompact(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store, StoreFile resultFile,
+                            CompactionLifeCycleTracker tracker, CompactionRequest request) {
+        TransactionalGc collector = gc;
+        if (collector != null) {
+            collector.afterCompaction(store, request);
+        }
+    }
+
     private static TableName tableOf(ObserverContext<RegionCoprocessorEnvironment> ctx) {
         return ctx.getEnvironment().getRegion().getTableDescriptor().getTableName();
     }
@@ -176,9 +265,10 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         if (user instanceof SnapshotReadFilter) {
             return user; // already wrapped (a scan re-opened on the same object)
         }
-        return new SnapshotReadFilter(snapshot, resolver, new RegionCommitCellReader(ctx.getEnvironment().getRegion(),
-                ctx.getEnvironment().getConnection()),
-                user);
+        Region region = ctx.getEnvironment().getRegion();
+        return new SnapshotReadFilter(snapshot, resolver, new RegionCommitCellReader(region,
+                ctx.getEnvironment().getConnection()), user,
+                new FamilyTtl.ForReader(region.getTableDescriptor(), snapshot.txId()));
     }
 
     private static Snapshot snapshotOf(OperationWithAttributes op) throws IOException {

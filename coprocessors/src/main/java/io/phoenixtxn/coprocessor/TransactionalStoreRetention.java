@@ -1,6 +1,5 @@
 package io.phoenixtxn.coprocessor;
 
-import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.regionserver.ScanOptions;
 import org.apache.hadoop.hbase.regionserver.ScanType;
@@ -17,12 +16,14 @@ import java.util.List;
  * (the HBase API's default) an open transaction's tentative version hides the committed one from readers and a
  * flush drops it for good. Omid keeps every version until its low-water-mark cleanup removes the obsolete ones
  * (FAST'17 sec. 5.3, "Garbage collection"); so do we. A TTL measures a cell's version as wall-clock milliseconds, but our versions are timestamps of
- * {@code TimestampLayout} (milliseconds x 10^6), which HBase reads as far in the future: a TTL is inert today, and
- * still must not be allowed to expire a version the day it would not be. So this keeps every version, forever,
- * whatever the family descriptor says.
+ * {@code TimestampLayout} (milliseconds x 10^6), which HBase reads as far in the future: HBase's TTL is inert today,
+ * and still must not be allowed to expire a version the day it would not be. So this keeps every version in every
+ * store scanner, whatever the family descriptor says.
  *
- * <p>Compaction-time garbage collection (versions no snapshot above the low-water mark can read) belongs here: a
- * subclass narrows {@link #forCompaction}; readers and flushes must keep everything regardless.
+ * <p>Compaction-time garbage collection ({@link TransactionalGc}) does not narrow these options, since HBase's
+ * pruning knows nothing of commits: it runs on top of the store scanner of each flush and compaction, which sees
+ * every version thanks to this class, and decides with the commits and the GC horizon. It also applies the family's
+ * TTL, to commit times.
  */
 public class TransactionalStoreRetention {
 
@@ -51,10 +52,7 @@ public class TransactionalStoreRetention {
             overridden.add("VERSIONS=" + family.getMaxVersions() + " (every version is kept: a pending write must"
                     + " never hide or push out a committed version)");
         }
-        if (family.getTimeToLive() != HConstants.FOREVER) {
-            overridden.add("TTL=" + family.getTimeToLive() + " s (no version expires: versions are transaction"
-                    + " timestamps, not wall-clock milliseconds)");
-        }
+        // A TTL is not overridden: compaction-time GC applies it to commit times (TransactionalGc.expiredBelow).
         return overridden;
     }
 

@@ -95,7 +95,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         sentTables.clear();
         try {
             long inherited = ReplayGuard.takeInheritedConflictStart(connection);
-            tx = inherited >= 0 ? client().beginReplayOf(inherited) : client().begin();
+            TxnClient client = client();
+            Transaction begun = inherited >= 0 ? client.beginReplayOf(inherited) : client.begin();
+            // Phoenix closes connections without rolling back: a closed connection's transaction is ended, not
+            // renewed, so it does not hold the GC horizon back.
+            PhoenixConnection owner = connection;
+            client.ownedBy(begun, () -> !isClosed(owner));
+            tx = begun;
         } catch (IOException | RuntimeException e) {
             // RuntimeException: e.g. this JVM serves its TM through HA and is between primaries right now.
             throw SqlErrors.failed("Could not begin a transaction: " + e.getMessage(), e);
@@ -202,6 +208,14 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     public void markDMLFence(PTable dataTable) {
         if (dataTable != null && tx != null) {
             sentTables.put(TableName.valueOf(dataTable.getPhysicalName().getBytes()), dataTable);
+        }
+    }
+
+    private static boolean isClosed(PhoenixConnection connection) {
+        try {
+            return connection.isClosed();
+        } catch (SQLException e) {
+            return true;
         }
     }
 

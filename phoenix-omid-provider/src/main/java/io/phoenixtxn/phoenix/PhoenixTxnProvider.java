@@ -63,10 +63,13 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
         return ObserverNames.PHOENIX_OBSERVER;
     }
 
-    /** No compaction-time GC observer yet: tables keep aborted data until readers or the cleaner remove it. */
+    /**
+     * The compaction-time GC observer ({@link PhoenixTxnGcObserver}): Phoenix adds it to every transactional table
+     * and index, next to the read observer.
+     */
     @Override
     public String getGCCoprocessorClassName() {
-        return null;
+        return ObserverNames.PHOENIX_GC_OBSERVER;
     }
 
     @Override
@@ -78,8 +81,9 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
      * Every feature flag answers "unsupported" for now, each for a reason (see docs/compatibility.md):
      * ALTER_NONTX_TO_TX (pre-existing cells have no commit cells and would read as aborted), COLUMN_ENCODING
      * (encoded qualifiers start with 0x00 and would sort beside commit cells), MAINTAIN_LOCAL_INDEX_ON_SERVER and
-     * ALLOW_LOCAL_INDEX (local indexes are not transactional here), SET_TTL (TTL would expire commit cells apart
-     * from their data).
+     * ALLOW_LOCAL_INDEX (local indexes are not transactional here), SET_TTL (Phoenix 5.2 keeps a table's TTL in
+     * SYSTEM.CATALOG and applies it itself to wall-clock cell timestamps, which transactional versions never meet;
+     * a family TTL set through HBase is applied by our readers and compaction-time GC, see FamilyTtl).
      */
     @Override
     public boolean isUnsupported(Feature feature) {

@@ -11,6 +11,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -18,6 +19,9 @@ import java.util.function.Supplier;
  * <ol>
  *   <li>its commit cell (the caller may not have seen it: it sorts after some qualifiers, or was written since);</li>
  *   <li>the commit table: a commit value decides, an invalid marker means aborted;</li>
+ *   <li>no entry, and the writer is below the commit-point horizon (no transaction below it can still write a commit
+ *       point): not committed, unless its commit cell appeared meanwhile; no TM question, no wait, no force-abort
+ *       (compaction-time GC may have removed its invalid marker);</li>
  *   <li>no entry: ask the TM ({@link PendingStatus}). A writer the TM has not decided would commit after the reader
  *       started, and one decided with a later commit timestamp is invisible too: neither is aborted (an extension of
  *       Omid LL that keeps in-flight writers alive under readers). Otherwise (decided below the reader's start, or
@@ -34,15 +38,26 @@ public final class CommitResolver {
     private final CommitTable commitTable;
     private final long pendingWaitNanos;
     private final Supplier<TransactionManager> tm;
+    private final LongSupplier commitPointSafe;
 
     /**
      * @param tm the TM to ask about pending writers; may supply null (no TM reachable from here), which makes every
      *           pending writer UNKNOWN and falls back to wait + force-abort
      */
     public CommitResolver(CommitTable commitTable, long pendingWaitMs, Supplier<TransactionManager> tm) {
+        this(commitTable, pendingWaitMs, tm, () -> -1);
+    }
+
+    /**
+     * @param commitPointSafe the commit-point horizon ({@code Horizon.commitPointSafe()}) as this process knows it, or
+     *                        -1: no transaction below it can still write its commit point
+     */
+    public CommitResolver(CommitTable commitTable, long pendingWaitMs, Supplier<TransactionManager> tm,
+                          LongSupplier commitPointSafe) {
         this.commitTable = commitTable;
         this.pendingWaitNanos = TimeUnit.MILLISECONDS.toNanos(pendingWaitMs);
         this.tm = tm;
+        this.commitPointSafe = commitPointSafe;
     }
 
     /**
@@ -71,6 +86,12 @@ public final class CommitResolver {
         }
         ProtocolHooks.current().onPendingVersion(writer);
         CommitTable.Entry entry = commitTable.lookup(writer);
+        if (entry.state() == CommitTable.Entry.State.ABSENT && writer < commitPointSafe.getAsLong()) {
+            // It can never write a commit point, and its invalid marker may be gone already (compaction-time GC
+            // removes those). A writer that committed long ago and finished its post-commit since our first look
+            // wrote its commit cells before deleting the entry: this second look finds them.
+            return commitCells.read(row, family, qualifier, version);
+        }
         if (entry.state() == CommitTable.Entry.State.ABSENT) {
             PendingStatus status = askTm(writer, readerTxId);
             if (status.kind() == PendingStatus.Kind.NOT_DECIDED) {
@@ -96,7 +117,9 @@ public final class CommitResolver {
                 commitCells.committedWithoutCommitCell(row, family, qualifier, version, entry.commitTs());
                 return entry.commitTs();
             case INVALIDATED:
-                return Visibility.NOT_COMMITTED;
+                // A marker may be another reader's stray one over a writer that committed and finished its post-commit
+                // since our first look (commit cells first, then the entry went): its commit cell says so.
+                return commitCells.read(row, family, qualifier, version);
             default:
                 return forceAbort(writer, row, family, qualifier, version, commitCells);
         }

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -34,31 +35,49 @@ final class OpenTransactionTracker {
         final long beganNanos;
         volatile boolean expired;
         private volatile boolean ended;
+        /**
+         * Past this (local monotonic time) the TM may have let the transaction go without this client knowing: the
+         * last renewal the TM acknowledged was sent before {@code validUntil + lease - margin}.
+         */
+        private volatile long validUntilNanos;
+        /** False once whoever uses the transaction is gone (a closed connection): it is ended, not renewed. */
+        private volatile BooleanSupplier ownerAlive = () -> true;
 
-        Lease(long txId, long beganNanos) {
+        Lease(long txId, long beganNanos, long validUntilNanos) {
             this.txId = txId;
             this.beganNanos = beganNanos;
+            this.validUntilNanos = validUntilNanos;
         }
 
         boolean isExpired() {
-            return expired;
+            return expired || System.nanoTime() - validUntilNanos > 0;
         }
     }
 
     private final Supplier<TransactionManager> tm;
     private final long keepAliveNanos;
+    /** The TM's lease minus a margin for clock-rate drift and the renewal's own trip (see {@link Lease}). */
+    private final long validForNanos;
     private final Map<Long, Lease> open = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Long> finished = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
 
     OpenTransactionTracker(Supplier<TransactionManager> tm, long keepAliveMillis) {
+        this(tm, keepAliveMillis, Long.MAX_VALUE / 4_000_000L);
+    }
+
+    /** @param leaseMillis the TM's transaction lease (phoenix.txn.tm.transaction.lease.ms) */
+    OpenTransactionTracker(Supplier<TransactionManager> tm, long keepAliveMillis, long leaseMillis) {
         this.tm = tm;
         this.keepAliveNanos = keepAliveMillis * 1_000_000L;
+        long lease = leaseMillis * 1_000_000L;
+        this.validForNanos = lease - Math.min(lease / 10, 5_000_000_000L);
     }
 
     /** Starts tracking a transaction this client began (or a fence it populates at). */
     Transaction track(Transaction tx) {
-        Lease lease = new Lease(tx.txId(), System.nanoTime());
+        long now = System.nanoTime();
+        Lease lease = new Lease(tx.txId(), now, now + validForNanos);
         open.put(tx.txId(), lease);
         tx.attachLease(lease);
         LEAKS.register(tx, () -> end(lease)); // runs only if the transaction was dropped without ending
@@ -104,12 +123,28 @@ final class OpenTransactionTracker {
         }
     }
 
-    /** Renews open transactions older than the keep-alive interval; marks the ones the TM let expire. */
+    /**
+     * Whoever uses the transaction (a Phoenix connection) tells whether it still does: Phoenix closes connections
+     * without rolling back, so an open transaction of a closed connection is ended here instead of renewed forever.
+     */
+    static void ownedBy(Transaction tx, BooleanSupplier ownerAlive) {
+        Lease lease = tx.lease();
+        if (lease != null) {
+            lease.ownerAlive = ownerAlive;
+        }
+    }
+
+    /**
+     * Renews open transactions older than the keep-alive interval; marks the ones the TM let expire; ends the ones
+     * whose owner is gone.
+     */
     void keepAlive() {
         long now = System.nanoTime();
         List<Lease> due = new ArrayList<>();
         for (Lease lease : open.values()) {
-            if (now - lease.beganNanos >= keepAliveNanos) {
+            if (!lease.ownerAlive.getAsBoolean()) {
+                end(lease);
+            } else if (now - lease.beganNanos >= keepAliveNanos) {
                 due.add(lease);
             }
         }
@@ -125,12 +160,20 @@ final class OpenTransactionTracker {
                     + " phoenix.txn.tm.transaction.lease.ms without a renewal", ids.length, e.getMessage());
             return;
         }
+        long renewedUntil = now + validForNanos; // "now" was taken before the request left
+        java.util.Set<Long> lost = new java.util.HashSet<>();
         for (long id : expired) {
+            lost.add(id);
             Lease lease = open.remove(id);
             if (lease != null) {
                 lease.expired = true;
                 LOG.warn("Transaction {} expired at the TM (its lease ran out): its reads and commit now fail as"
                         + " snapshot too old", id);
+            }
+        }
+        for (Lease lease : due) {
+            if (!lost.contains(lease.txId)) {
+                lease.validUntilNanos = renewedUntil;
             }
         }
     }

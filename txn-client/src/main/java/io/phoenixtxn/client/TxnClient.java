@@ -59,7 +59,8 @@ public final class TxnClient implements Closeable {
         this.commitTable = commitTable;
         this.postCommitter = new PostCommitter(connection, commitTable, config.postCommitMode());
         this.cleaner = new CommitTableCleaner(commitTable, postCommitter);
-        this.openTransactions = new OpenTransactionTracker(tm, config.keepAliveIntervalMs());
+        this.openTransactions = new OpenTransactionTracker(tm, config.keepAliveIntervalMs(),
+                config.transactionLeaseMs());
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "phoenix-txn-housekeeping");
             t.setDaemon(true);
@@ -329,6 +330,14 @@ public final class TxnClient implements Closeable {
 
     public Connection connection() {
         return connection;
+    }
+
+    /**
+     * Ties an open transaction to whoever uses it: once {@code ownerAlive} answers false (a Phoenix connection was
+     * closed without rolling back), the transaction is ended at the TM instead of kept alive.
+     */
+    public void ownedBy(Transaction tx, java.util.function.BooleanSupplier ownerAlive) {
+        OpenTransactionTracker.ownedBy(tx, ownerAlive);
     }
 
     /** Transactions this client holds open at the TM (monitoring, tests). */

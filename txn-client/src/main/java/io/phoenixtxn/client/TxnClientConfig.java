@@ -15,6 +15,8 @@ public final class TxnClientConfig {
     public static final String CLEANER_INTERVAL_MS = "phoenix.txn.cleaner.interval.ms";
     public static final String KEEP_ALIVE_INTERVAL_MS = "phoenix.txn.keepalive.interval.ms";
     public static final String COMMIT_POINT_TIMEOUT_MS = "phoenix.txn.commit.point.timeout.ms";
+    /** The TM's key, read by clients too: a transaction not renewed within it is expired on both sides. */
+    public static final String TRANSACTION_LEASE_MS = "phoenix.txn.tm.transaction.lease.ms";
 
     /** How commit cells get written after the commit point. */
     public enum PostCommitMode { ASYNC, SYNC }
@@ -24,10 +26,12 @@ public final class TxnClientConfig {
     public static final long DEFAULT_CLEANER_INTERVAL_MS = 60_000;
     public static final long DEFAULT_KEEP_ALIVE_INTERVAL_MS = 20_000;
     public static final long DEFAULT_COMMIT_POINT_TIMEOUT_MS = 30_000;
+    public static final long DEFAULT_TRANSACTION_LEASE_MS = 60_000;
 
     /** Every setting, validated where it is read ({@link #from}). */
     private record Values(String commitTable, int commitTableRegions, PostCommitMode postCommitMode, long pendingWaitMs,
-                          long cleanerIntervalMs, long keepAliveIntervalMs, long commitPointTimeoutMs) {
+                          long cleanerIntervalMs, long keepAliveIntervalMs, long commitPointTimeoutMs,
+                          long transactionLeaseMs) {
     }
 
     private final Values v;
@@ -54,7 +58,8 @@ public final class TxnClientConfig {
                 nonNegative(lookup, CLEANER_INTERVAL_MS, DEFAULT_CLEANER_INTERVAL_MS),
                 ConfigValues.number(lookup, KEEP_ALIVE_INTERVAL_MS, DEFAULT_KEEP_ALIVE_INTERVAL_MS, 1, Long.MAX_VALUE),
                 ConfigValues.number(lookup, COMMIT_POINT_TIMEOUT_MS, DEFAULT_COMMIT_POINT_TIMEOUT_MS, 1,
-                        Integer.MAX_VALUE)));
+                        Integer.MAX_VALUE),
+                ConfigValues.number(lookup, TRANSACTION_LEASE_MS, DEFAULT_TRANSACTION_LEASE_MS, 1, Long.MAX_VALUE)));
     }
 
     /**
@@ -67,31 +72,45 @@ public final class TxnClientConfig {
 
     public TxnClientConfig withPostCommitMode(PostCommitMode mode) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), mode, v.pendingWaitMs(),
-                v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs()));
+                v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
+                v.transactionLeaseMs()));
     }
 
     public TxnClientConfig withPendingWaitMs(long waitMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(), waitMs,
-                v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs()));
+                v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
+                v.transactionLeaseMs()));
     }
 
     public TxnClientConfig withCleanerIntervalMs(long intervalMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
-                v.pendingWaitMs(), intervalMs, v.keepAliveIntervalMs(), v.commitPointTimeoutMs()));
+                v.pendingWaitMs(), intervalMs, v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
+                v.transactionLeaseMs()));
     }
 
     public TxnClientConfig withKeepAliveIntervalMs(long intervalMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
-                v.pendingWaitMs(), v.cleanerIntervalMs(), intervalMs, v.commitPointTimeoutMs()));
+                v.pendingWaitMs(), v.cleanerIntervalMs(), intervalMs, v.commitPointTimeoutMs(), v.transactionLeaseMs()));
     }
 
     public TxnClientConfig withCommitPointTimeoutMs(long timeoutMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
-                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), timeoutMs));
+                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), timeoutMs,
+                v.transactionLeaseMs()));
+    }
+
+    public TxnClientConfig withTransactionLeaseMs(long leaseMs) {
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
+                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(), leaseMs));
     }
 
     public String commitTable() {
         return v.commitTable();
+    }
+
+    /** The TM's transaction lease, as this client must assume it (see {@link #TRANSACTION_LEASE_MS}). */
+    public long transactionLeaseMs() {
+        return v.transactionLeaseMs();
     }
 
     public int commitTableRegions() {

@@ -77,6 +77,19 @@ class CommitResolverTest {
         assertEquals(List.of(), tm.asked());
     }
 
+    /**
+     * Found by review of the GC work: the writer committed and finished its post-commit (commit cells, then the entry
+     * deleted) after our first look at its commit cell, and another reader's force-abort left a stray marker before
+     * removing it. The marker alone must not make a committed writer invisible: its commit cell is there.
+     */
+    @Test
+    void anInvalidMarkerOverAWriterThatCommittedSinceOurFirstLookDoesNotHideItsCommit() throws IOException {
+        commitTable.tryInvalidate(WRITER); // the other reader's stray marker
+        commitCells.writeOnRead(2, WRITER, WRITER_COMMIT); // absent at our first look, written before the entry went
+        ScriptedTm tm = ScriptedTm.answering(txId -> PendingStatus.unknown());
+        assertEquals(WRITER_COMMIT, resolve(resolver(LONG_WAIT_MS, tm), WRITER));
+    }
+
     // ---- step 3: the TM's pending status ------------------------------------------------------------------------
 
     @Test

@@ -54,6 +54,41 @@ class OpenTransactionTrackerTest {
         assertArrayEquals(new long[0], tm.keepAlive(new long[] {kept.txId()}));
     }
 
+    /** Phoenix closes connections without rolling back: the transaction of a closed connection must let go. */
+    @Test
+    void aTransactionWhoseOwnerIsGoneIsEndedInsteadOfRenewed() throws Exception {
+        OpenTransactionTracker tracker = new OpenTransactionTracker(() -> tm, 0);
+        Transaction abandoned = tracker.track(Transaction.begun(tm.begin()));
+        java.util.concurrent.atomic.AtomicBoolean connectionOpen = new java.util.concurrent.atomic.AtomicBoolean(true);
+        OpenTransactionTracker.ownedBy(abandoned, connectionOpen::get);
+        tracker.keepAlive();
+        assertEquals(abandoned.txId(), tm.horizon().gc(), "still in use: renewed");
+        connectionOpen.set(false);
+        tracker.keepAlive();
+        tracker.flushFinished();
+        assertTrue(tm.horizon().gc() > abandoned.txId());
+        assertEquals(0, tracker.openCount());
+    }
+
+    /**
+     * A client that could not renew a transaction for the TM's lease cannot know it is still open there (a region
+     * server with a stale horizon might then serve it collected data): it stops reading and committing on its own.
+     * A renewal the TM acknowledges later proves it was still open, and restores it.
+     */
+    @Test
+    void aTransactionTheClientCouldNotRenewForALeaseCountsAsExpiredUntilARenewalSucceeds() throws Exception {
+        OpenTransactionTracker tracker = new OpenTransactionTracker(() -> tm, 0, 200);
+        Transaction tx = tracker.track(Transaction.begun(tm.begin()));
+        assertFalse(tx.isExpired());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!tx.isExpired() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertTrue(tx.isExpired(), "no renewal within the lease");
+        tracker.keepAlive(); // the TM (60 s lease) still holds it
+        assertFalse(tx.isExpired());
+    }
+
     @Test
     void aTransactionDroppedWithoutEndingIsFinishedWhenCollected() throws Exception {
         OpenTransactionTracker tracker = new OpenTransactionTracker(() -> tm, 60_000);

@@ -1,0 +1,175 @@
+package io.phoenixtxn.coprocessor;
+
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.KeyValueUtil;
+import org.apache.hadoop.hbase.regionserver.InternalScanner;
+import org.apache.hadoop.hbase.regionserver.ScannerContext;
+import org.apache.hadoop.hbase.regionserver.Shipper;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Wraps the store scanner of a flush or compaction: buffers one row of the store at a time, lets {@link RowGc} decide
+ * it, and returns the kept cells in their original order. A row with more than {@code rowMaxCells} cells is not
+ * buffered whole: what was gathered and the rest of that row pass unchanged (logged once per scanner).
+ *
+ * <p>The compactor may tell the scanner to release the blocks its cells point into ({@link Shipper#shipped()}) while
+ * cells of an unfinished row are held here: cells held across calls are copied when the inner scanner is a
+ * {@link Shipper}, so releasing its blocks never invalidates them.
+ */
+final class GcScanner implements InternalScanner, Shipper {
+    private static final Logger LOG = LoggerFactory.getLogger(GcScanner.class);
+
+    private final InternalScanner delegate;
+    private final RowGc rowGc;
+    private final GcStatusResolver statuses;
+    private final RowGc.OutsideInput outside;
+    private final int rowMaxCells;
+    private final String where;
+    private final boolean copy;
+
+    /** Cells read from the delegate and not yet handed out, in order. */
+    private final ArrayDeque<Cell> incoming = new ArrayDeque<>();
+    private final List<Cell> batch = new ArrayList<>();
+    private boolean delegateDone;
+    /** The row being passed unchanged because it is too large, or null. */
+    private Cell oversizedRow;
+    private boolean oversizeLogged;
+    private final Set<Long> droppedInvalidated = new LinkedHashSet<>();
+    private long cellsIn;
+    private long cellsOut;
+
+    GcScanner(InternalScanner delegate, RowGc rowGc, GcStatusResolver statuses, RowGc.OutsideInput outside,
+              int rowMaxCells, String where) {
+        this.delegate = delegate;
+        this.rowGc = rowGc;
+        this.statuses = statuses;
+        this.outside = outside;
+        this.rowMaxCells = rowMaxCells;
+        this.where = where;
+        this.copy = delegate instanceof Shipper;
+    }
+
+    @Override
+    public boolean next(List<Cell> result, ScannerContext scannerContext) throws IOException {
+        if (oversizedRow != null) {
+            passOversizedRow(result, scannerContext);
+            return hasMore();
+        }
+        while (incoming.isEmpty() && !delegateDone) {
+            pull(scannerContext);
+        }
+        if (incoming.isEmpty()) {
+            return false;
+        }
+        Cell first = incoming.peekFirst();
+        List<Cell> row = new ArrayList<>();
+        while (true) {
+            while (!incoming.isEmpty() && CellUtil.matchingRows(incoming.peekFirst(), first)) {
+                row.add(incoming.pollFirst());
+                if (row.size() > rowMaxCells) {
+                    tooLarge(first, result, row);
+                    return hasMore();
+                }
+            }
+            if (!incoming.isEmpty() || delegateDone) {
+                break; // the next row has begun, or there is none: this row is whole
+            }
+            pull(scannerContext);
+        }
+        boolean[] keep = rowGc.decide(row, statuses, outside);
+        droppedInvalidated.addAll(rowGc.droppedInvalidated());
+        int kept = 0;
+        for (int i = 0; i < keep.length; i++) {
+            if (keep[i]) {
+                result.add(row.get(i));
+                kept++;
+            }
+        }
+        cellsIn += row.size();
+        cellsOut += kept;
+        return hasMore();
+    }
+
+    /** Writers whose cells this scanner dropped as invalidated. */
+    Set<Long> droppedInvalidated() {
+        return droppedInvalidated;
+    }
+
+    long cellsIn() {
+        return cellsIn;
+    }
+
+    long cellsOut() {
+        return cellsOut;
+    }
+
+    private void tooLarge(Cell first, List<Cell> result, List<Cell> gathered) {
+        if (!oversizeLogged) {
+            oversizeLogged = true;
+            LOG.warn("GC of {}: row {} has more than {} cells; it is written unchanged (and so is any other such row"
+                            + " of this flush or compaction). Raise {} to collect such rows.", where,
+                    Bytes.toStringBinary(CellUtil.cloneRow(first)), rowMaxCells, GcConfig.ROW_MAX_CELLS);
+        }
+        result.addAll(gathered);
+        cellsIn += gathered.size();
+        cellsOut += gathered.size();
+        oversizedRow = first;
+    }
+
+    /** Hands out the next cells of the oversized row unchanged; ends that state where the next row begins. */
+    private void passOversizedRow(List<Cell> result, ScannerContext scannerContext) throws IOException {
+        int before = result.size();
+        while (true) {
+            while (!incoming.isEmpty() && CellUtil.matchingRows(incoming.peekFirst(), oversizedRow)) {
+                result.add(incoming.pollFirst());
+            }
+            if (!incoming.isEmpty() || delegateDone) {
+                oversizedRow = null;
+                break;
+            }
+            if (result.size() > before) {
+                break; // more of the row may follow: the next call goes on
+            }
+            pull(scannerContext);
+        }
+        cellsIn += result.size() - before;
+        cellsOut += result.size() - before;
+    }
+
+    private boolean hasMore() {
+        return !incoming.isEmpty() || !delegateDone;
+    }
+
+    /** Reads one batch of the delegate into {@code incoming} (copied: see the class comment). */
+    private void pull(ScannerContext scannerContext) throws IOException {
+        batch.clear();
+        boolean more = delegate.next(batch, scannerContext);
+        for (Cell cell : batch) {
+            incoming.addLast(copy ? KeyValueUtil.copyToNewKeyValue(cell) : cell);
+        }
+        batch.clear();
+        delegateDone = !more;
+    }
+
+    @Override
+    public void shipped() throws IOException {
+        if (delegate instanceof Shipper) {
+            ((Shipper) delegate).shipped();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        delegate.close();
+    }
+}
