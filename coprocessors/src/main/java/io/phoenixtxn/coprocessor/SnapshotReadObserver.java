@@ -85,6 +85,11 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         OverriddenFamilySettings.report(descriptor, retention);
     }
 
+    /** The fast path of this region (tests, monitoring: its server's version clock). */
+    public FastPathRegion fastPath() {
+        return fastPath;
+    }
+
     /** Whether this observer garbage-collects its region's stores (the table carries no GC observer). */
     public boolean collectsGarbage() {
         return gc != null;

@@ -1,5 +1,9 @@
 package io.phoenixtxn.coprocessor.fastpath;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -13,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * all of its offsets (design.md sec. 2).
  */
 final class SlotReserve {
+    private static final Logger LOG = LoggerFactory.getLogger(SlotReserve.class);
     /** Slots held ahead: one to switch to, one more to cover the fetch of the next. */
     static final int TARGET = 2;
 
@@ -44,27 +49,33 @@ final class SlotReserve {
 
     /**
      * Drops the slots at or below {@code floor} (the clock is past them) and starts a fetch if fewer than
-     * {@link #TARGET} remain and none is in flight. Never blocks; a TM in this process may answer before it returns.
+     * {@link #TARGET} remain and none is in flight. Never blocks and never throws (a failed fetch is retried by a later
+     * call); a TM in this process may answer before it returns.
      */
     void refill(long floor) {
         slots.headSet(floor, true).clear();
         if (slots.size() >= TARGET || !fetching.compareAndSet(false, true)) {
             return;
         }
+        CompletableFuture<Long> fresh;
         try {
-            source.fresh().whenComplete((slot, failure) -> {
-                if (failure == null && slot != null) {
-                    slots.add(slot);
-                }
-                fetching.set(false);
-                if (failure == null && slots.size() < TARGET) {
-                    refill(floor);
-                }
-            });
+            fresh = source.fresh();
         } catch (RuntimeException e) {
+            // The caller is a fast-path write that its current slot may still number: a TM client that throws
+            // instead of failing its future must not fail that write. The next draw asks again.
+            LOG.debug("No fresh slot for the fast-path version clock: {}", e.toString());
             fetching.set(false);
-            throw e;
+            return;
         }
+        fresh.whenComplete((slot, failure) -> {
+            if (failure == null && slot != null) {
+                slots.add(slot);
+            }
+            fetching.set(false);
+            if (failure == null && slots.size() < TARGET) {
+                refill(floor);
+            }
+        });
     }
 
     /** Slots held now (monitoring, tests). */

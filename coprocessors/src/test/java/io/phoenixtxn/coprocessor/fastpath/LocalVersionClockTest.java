@@ -46,6 +46,25 @@ class LocalVersionClockTest {
         assertTrue(next < TimestampLayout.nextSlotStart(reader), "below every later TM timestamp");
     }
 
+    /**
+     * A TM client that throws instead of answering with a failed future (a bug, a closing connection) must not fail
+     * the fast-path write that happened to ask for a fresh slot: the clock numbers from its slot as long as it can.
+     */
+    @Test
+    void aTimestampSourceThatThrowsNeverFailsADrawThatItsSlotCanNumber() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        LocalVersionClock clock = new LocalVersionClock(() -> {
+            asked.incrementAndGet();
+            throw new IllegalStateException("TM client closed (test)");
+        });
+        clock.bump(SLOT);
+        for (int i = 0; i < FAST_PATH_VERSIONS_PER_SLOT; i++) {
+            assertEquals(SLOT + 50 + i, clock.next());
+        }
+        assertTrue(asked.get() > 0, "it asked for a fresh slot from half the slot on");
+        assertEquals(LocalVersionClock.NONE, clock.next(), "no fresh slot: no version, and no exception");
+    }
+
     @Test
     void aUsedUpSlotContinuesInAFreshReservedOneOrNumbersNothing() {
         ScriptedTimestamps tm = ScriptedTimestamps.immediate(SLOT);

@@ -31,10 +31,16 @@ public final class FastPathClient {
 
     private final TxnClient regular;
     private final byte[] commitTable;
+    private final FastPathStats stats = new FastPathStats();
 
     public FastPathClient(TxnClient regular) {
         this.regular = regular;
         this.commitTable = regular.config().commitTable().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** What the fast path of this client did ({@link #bwcOrRegular}, {@link #brwcOrRegular}). */
+    public FastPathStats stats() {
+        return stats;
     }
 
     /** A fast-path view of a table of this client's cluster; close it after use. */
@@ -49,7 +55,9 @@ public final class FastPathClient {
     public long bwcOrRegular(TableName name, Put put) throws IOException {
         try (FastPathTable table = table(name)) {
             try {
-                return table.bwc(put);
+                long version = table.bwc(put);
+                stats.committed();
+                return version;
             } catch (FastPathAbortedException e) {
                 throwUnlessRegularHelps(e);
             }
@@ -67,7 +75,9 @@ public final class FastPathClient {
     public BrwcResult brwcOrRegular(TableName name, byte[] row, FastPathFunction function) throws IOException {
         try (FastPathTable table = table(name)) {
             try {
-                return table.brwc(row, function);
+                BrwcResult result = table.brwc(row, function);
+                stats.committed();
+                return result;
             } catch (FastPathAbortedException e) {
                 throwUnlessRegularHelps(e);
             }
@@ -88,7 +98,8 @@ public final class FastPathClient {
         return new BrwcResult(done.value() != null, resultOf(row, done.value(), version), version);
     }
 
-    private static void throwUnlessRegularHelps(FastPathAbortedException e) throws FastPathAbortedException {
+    private void throwUnlessRegularHelps(FastPathAbortedException e) throws FastPathAbortedException {
+        stats.aborted(e.reason());
         if (!e.reason().regularRetryHelps()) {
             throw e;
         }
