@@ -6,6 +6,8 @@ import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A family's TTL on transactional data, one rule for readers and for compaction-time GC: a committed version whose
@@ -14,9 +16,40 @@ import org.apache.hadoop.hbase.client.TableDescriptor;
  * reads), GC at its horizon, which every live snapshot starts at or above (so GC drops only what every live reader
  * already reads as expired). HBase's own TTL on cell versions is not applied to these stores (our versions are start
  * timestamps in ms x 10^6, and data, commit cells and markers must expire together).
+ *
+ * <p>The TTL is the family's {@value #PHOENIX_TRANSACTIONAL_TTL} value when present, in seconds: Phoenix 5.2 moves a
+ * transactional table's {@code TTL} there (off the HBase family TTL, which would apply to wall-clock versions) on
+ * CREATE TABLE, ALTER TABLE ... SET TTL and for the table's indexes. Otherwise the HBase family TTL is taken, for tables
+ * created through HBase.
  */
 final class FamilyTtl {
+    private static final Logger LOG = LoggerFactory.getLogger(FamilyTtl.class);
+    /** Phoenix's transactional TTL family attribute (PhoenixTransactionContext.PROPERTY_TTL), seconds. */
+    static final String PHOENIX_TRANSACTIONAL_TTL = "dataset.table.ttl";
+
     private FamilyTtl() {
+    }
+
+    /** The family's TTL in seconds, or 0 for none. */
+    static long ttlSeconds(ColumnFamilyDescriptor family) {
+        String phoenixTtl = family.getConfigurationValue(PHOENIX_TRANSACTIONAL_TTL);
+        if (phoenixTtl == null) {
+            phoenixTtl = family.getValue(PHOENIX_TRANSACTIONAL_TTL);
+        }
+        if (phoenixTtl != null) {
+            try {
+                long seconds = Long.parseLong(phoenixTtl.trim());
+                return seconds == HConstants.FOREVER || seconds <= 0 ? 0 : seconds;
+            } catch (NumberFormatException e) {
+                // Phoenix writes a number; anything else would be a hand-edited descriptor. Expire nothing rather
+                // than guess, and say so once per lookup (region open and per reader family change).
+                LOG.warn("Ignoring {}='{}' on family {}: not a number of seconds", PHOENIX_TRANSACTIONAL_TTL,
+                        phoenixTtl, family.getNameAsString());
+                return 0;
+            }
+        }
+        int hbaseTtl = family.getTimeToLive();
+        return hbaseTtl == HConstants.FOREVER || hbaseTtl <= 0 ? 0 : hbaseTtl;
     }
 
     /** Commit timestamps below this have expired at {@code at}; {@link Long#MIN_VALUE} without a TTL. */
@@ -24,11 +57,12 @@ final class FamilyTtl {
         if (family == null) {
             return Long.MIN_VALUE;
         }
-        int ttlSeconds = family.getTimeToLive();
-        if (ttlSeconds == HConstants.FOREVER || ttlSeconds <= 0) {
+        long ttlSeconds = ttlSeconds(family);
+        if (ttlSeconds == 0) {
             return Long.MIN_VALUE;
         }
-        long millis = TimestampLayout.millisOf(at) - ttlSeconds * 1_000L;
+        long ttlMillis = ttlSeconds > Long.MAX_VALUE / 1_000L ? Long.MAX_VALUE : ttlSeconds * 1_000L;
+        long millis = TimestampLayout.millisOf(at) - ttlMillis;
         return millis <= 0 ? Long.MIN_VALUE : Math.min(TimestampLayout.firstSlotOfMillis(millis), at);
     }
 

@@ -12,6 +12,7 @@ import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
 import io.phoenixtxn.snapshot.VisibilityLevel;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.phoenix.exception.SQLExceptionCode;
 import org.apache.phoenix.exception.SQLExceptionInfo;
@@ -182,9 +183,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public void commitDDLFence(PTable dataTable) throws SQLException {
         TableName physical = TableName.valueOf(dataTable.getPhysicalName().getBytes());
+        TxnClient client = client();
         long fence;
-        try {
-            fence = client().fence(physical);
+        try (Admin admin = connection.getQueryServices().getAdmin()) {
+            IndexTtlSync.sync(connection, admin, dataTable); // before the fence: the index is never active without the TTL
+            fence = client.fence(physical);
         } catch (IOException | RuntimeException e) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)
                     .setSchemaName(dataTable.getSchemaName().getString())

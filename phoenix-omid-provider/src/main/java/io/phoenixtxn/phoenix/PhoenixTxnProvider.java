@@ -78,16 +78,17 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
     }
 
     /**
-     * Every feature flag answers "unsupported" for now, each for a reason (see docs/compatibility.md):
+     * SET_TTL is supported: Phoenix moves a transactional table's TTL (CREATE TABLE, ALTER TABLE ... SET TTL, and its
+     * indexes) off the HBase family TTL into the family attribute {@code dataset.table.ttl}, which our readers apply at
+     * their snapshot's start and compaction-time GC at its horizon, to data, commit cells and markers together (see
+     * FamilyTtl). The other flags answer "unsupported", each for a reason (see docs/compatibility.md):
      * ALTER_NONTX_TO_TX (pre-existing cells have no commit cells and would read as aborted), COLUMN_ENCODING
      * (encoded qualifiers start with 0x00 and would sort beside commit cells), MAINTAIN_LOCAL_INDEX_ON_SERVER and
-     * ALLOW_LOCAL_INDEX (local indexes are not transactional here), SET_TTL (Phoenix 5.2 keeps a table's TTL in
-     * SYSTEM.CATALOG and applies it itself to wall-clock cell timestamps, which transactional versions never meet;
-     * a family TTL set through HBase is applied by our readers and compaction-time GC, see FamilyTtl).
+     * ALLOW_LOCAL_INDEX (local indexes are not transactional here).
      */
     @Override
     public boolean isUnsupported(Feature feature) {
-        return true;
+        return feature != Feature.SET_TTL;
     }
 
     @Override
