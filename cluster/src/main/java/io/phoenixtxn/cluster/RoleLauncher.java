@@ -106,7 +106,10 @@ public final class RoleLauncher {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         Role role = launched.role();
         while (true) {
-            if (ProcessTable.state(paths, role, launched.pid()) == ProcessTable.State.DEAD) {
+            // /proc may not show the markers for a moment (seen on a loaded machine right after a restart, the
+            // process serving a second later): dead only if the operating system agrees
+            if (ProcessTable.state(paths, role, launched.pid()) == ProcessTable.State.DEAD
+                    && !ProcessHandle.of(launched.pid()).map(ProcessHandle::isAlive).orElse(false)) {
                 throw new ClusterException(role + " (pid " + launched.pid() + ") died before it could " + what
                         + ".\n" + Diagnostics.tails(paths, role));
             }

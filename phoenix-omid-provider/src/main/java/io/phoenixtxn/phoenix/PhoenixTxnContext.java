@@ -343,7 +343,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         // becomes ACTIVE once population succeeded).
         WriteMode mode = isIndex ? WriteMode.COMMITTED_ON_WRITE
                 : table.isImmutableRows() ? WriteMode.CONFLICT_FREE : WriteMode.CHECKED;
-        return new PhoenixTxnTable(this, htable, mode);
+        return new PhoenixTxnTable(this, htable, mode, conn, table);
     }
 
     private Transaction running() {

@@ -17,6 +17,8 @@ import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.schema.PTable;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -30,11 +32,40 @@ final class PhoenixTxnTable implements Table {
     private final PhoenixTxnContext context;
     private final TransactionalTable table;
     private final boolean commitOnWrite;
+    /** For writers: the data table as Phoenix resolved it (whose index this table may be) and its connection. */
+    private final PhoenixConnection connection;
+    private final PTable dataTable;
 
     PhoenixTxnTable(PhoenixTxnContext context, Table htable, WriteMode mode) {
+        this(context, htable, mode, null, null);
+    }
+
+    PhoenixTxnTable(PhoenixTxnContext context, Table htable, WriteMode mode, PhoenixConnection connection,
+                    PTable dataTable) {
         this.context = context;
         this.table = TxnClient.wrapTable(htable, mode);
         this.commitOnWrite = mode == WriteMode.COMMITTED_ON_WRITE;
+        this.connection = connection;
+        this.dataTable = dataTable;
+    }
+
+    /** A transactional write, unless it went to an index another client dropped ({@link DroppedIndexWrites}). */
+    private void write(TransactionalWrite write) throws IOException {
+        Transaction tx = tx();
+        try {
+            write.run(tx);
+        } catch (IOException e) {
+            if (DroppedIndexWrites.isDroppedIndex(connection, dataTable, table.getName(), e)) {
+                table.forgetWrites(tx);
+                return;
+            }
+            throw e;
+        }
+    }
+
+    @FunctionalInterface
+    private interface TransactionalWrite {
+        void run(Transaction tx) throws IOException;
     }
 
     private Transaction tx() throws IOException {
@@ -115,7 +146,7 @@ final class PhoenixTxnTable implements Table {
             populationWrote(1);
             return;
         }
-        table.put(tx(), put);
+        write(tx -> table.put(tx, put));
     }
 
     @Override
@@ -130,17 +161,17 @@ final class PhoenixTxnTable implements Table {
             populationWrote(committed.size());
             return;
         }
-        table.put(tx(), puts);
+        write(tx -> table.put(tx, puts));
     }
 
     @Override
     public void delete(Delete delete) throws IOException {
-        table.delete(tx(), delete);
+        write(tx -> table.delete(tx, delete));
     }
 
     @Override
     public void delete(List<Delete> deletes) throws IOException {
-        table.delete(tx(), new ArrayList<>(deletes));
+        write(tx -> table.delete(tx, new ArrayList<>(deletes)));
     }
 
     @Override
@@ -152,13 +183,27 @@ final class PhoenixTxnTable implements Table {
             fillEmpty(results);
             return;
         }
-        table.batch(tx(), actions, results);
+        write(tx -> {
+            table.batch(tx, actions, results);
+        });
+        fillMissing(results);
     }
 
     private void populationWrote(int rows) {
         IndexBuildProgress population = context.population();
         if (population != null) {
             population.written(table.getName().getNameAsString(), rows);
+        }
+    }
+
+    /** After a batch whose writes went to a dropped index: Phoenix expects a result per action. */
+    private static void fillMissing(Object[] results) {
+        if (results != null) {
+            for (int i = 0; i < results.length; i++) {
+                if (results[i] == null) {
+                    results[i] = Result.EMPTY_RESULT;
+                }
+            }
         }
     }
 

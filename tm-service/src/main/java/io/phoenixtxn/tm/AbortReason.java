@@ -57,15 +57,25 @@ public enum AbortReason {
 
     /** The TM's abort reason with this code, or null if this version of the protocol has none. */
     public static AbortReason ofWireCode(int code) {
-        if (code == NOT_A_TM_ANSWER) {
-            return null;
-        }
-        for (AbortReason reason : values()) {
-            if (reason.wireCode() == code) {
-                return reason;
+        return code > 0 && code < ByCode.REASONS.length ? ByCode.REASONS[code] : null;
+    }
+
+    /** Reasons indexed by wire code (a holder: an enum's own static fields initialize after its constants). */
+    private static final class ByCode {
+        static final AbortReason[] REASONS;
+
+        static {
+            int max = 0;
+            for (AbortReason reason : values()) {
+                max = Math.max(max, reason.wireCode());
+            }
+            REASONS = new AbortReason[max + 1];
+            for (AbortReason reason : values()) {
+                if (reason.wireCode() != NOT_A_TM_ANSWER) {
+                    REASONS[reason.wireCode()] = reason;
+                }
             }
         }
-        return null;
     }
 
     /** The {@link #wireCode()} of outcomes that never travel from the TM. */

@@ -1,35 +1,67 @@
 package io.phoenixtxn.tm;
 
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * In-memory write-write conflict detection (FAST'17 Alg. 2): a set-associative table of (row hash, last commit
- * timestamp) with one spin lock per bucket. A commit locks the buckets of its write set in index order (no
- * deadlock), checks every row, then records its commit timestamp for every row.
+ * In-memory write-write conflict detection (FAST'17 sec. 4, Alg. 2): a set-associative table of (row key, last
+ * commit timestamp) pairs with one spin lock per bucket. A commit locks the buckets of its write set in ascending
+ * order (no deadlock), checks every row, then records its commit timestamp for every row.
  *
- * <p>Rules, in this order, for a transaction with start timestamp {@code txId}:
+ * <p>Rules, in this order, for a transaction whose conflict window starts at {@code since}:
  * <ol>
- *   <li>a row present with a commit timestamp above {@code txId}: conflict;</li>
- *   <li>a bucket without enough slots to take the transaction's new rows without evicting an entry newer than
- *       {@code txId}: abort (the table could not remember this commit without forgetting history a running
- *       transaction may need), never a silent miss;</li>
- *   <li>otherwise commit; a new row takes an empty slot or evicts the oldest one, and the evicted commit
- *       timestamp raises the {@link LowWaterMark}.</li>
+ *   <li>a row present with a commit timestamp above {@code since}: conflict;</li>
+ *   <li>a bucket without enough ways to take the transaction's new rows, counting only empty ways and ways
+ *       committed before {@code since} that are not the transaction's own rows: abort (the table could not
+ *       remember this commit without forgetting history a running transaction may need), never a silent miss;</li>
+ *   <li>otherwise commit; a new row takes an empty way or evicts the way with the oldest commit timestamp, and the
+ *       evicted timestamp raises the {@link LowWaterMark}.</li>
  * </ol>
- * Memory is fixed at construction: 16 bytes per entry plus one int per bucket.
+ * Why an eviction can never let a transaction that needed the evicted entry commit: the victim is always the
+ * bucket's oldest way, and every later entry is committed after the start of its writer, which found a way older
+ * than its start; so once a timestamp {@code v} is evicted, every entry the bucket ever holds again is above
+ * {@code v}. A transaction that started before {@code v} and writes the evicted row finds no way older than its
+ * start in that bucket, and aborts by rule 2.
+ *
+ * <p>Layout, for speed without allocation: one flat {@code long[]}, each bucket a contiguous run of
+ * (key, commit timestamp) pairs, starting on a cache-line boundary when the JVM aligns the array like G1 aligns a
+ * humongous object, so a 16-way bucket is four cache lines. Keys arrive prepared ({@link ConflictKeys}: mixed,
+ * sorted, distinct); the bucket index is monotone in the key, so the rows of one bucket are adjacent and the
+ * buckets come in lock order. Before taking the first lock, a commit touches every bucket it will scan, so the
+ * cache misses of all its rows overlap instead of queueing one behind another; the scan that checks a bucket also
+ * picks the way its new row takes. Memory is fixed at construction: 16 bytes per entry plus at most 4096 locks.
  */
 public final class ConflictTable {
     /** Outcome of {@link #checkAndRecord}. */
     public enum Result { COMMITTED, CONFLICT, NO_ROOM }
 
     private static final long EMPTY = 0L;
+    /** In {@code keys.ways}: -1 for a new row whose way is still to be chosen, {@code NEW_AT - w} for one that takes way w. */
+    private static final int NEW_AT = -2;
+    /** Longs per cache line. */
+    private static final int LINE = 8;
+    /**
+     * Index of the first bucket: a long[]'s data starts 16 bytes into the object, so with a line-aligned object (a
+     * humongous one under G1) element 6 starts a cache line. Only a speed matter: any other alignment is correct.
+     */
+    private static final int ALIGNMENT_OFFSET = 6;
+    private static final int SPINS_BEFORE_YIELD = 100;
+    /**
+     * At most this many bucket locks (16 KiB: they stay in the first-level cache, where a lock per bucket would
+     * cost a cache miss of its own). A lock covers a range of adjacent buckets, so locks are still taken in
+     * ascending order; two commits rarely share one (a few of 4096).
+     */
+    private static final int MAX_LOCKS = 4096;
+    /** Per-thread prepared keys for callers that pass raw row hashes. */
+    private static final ThreadLocal<ConflictKeys> SCRATCH = ThreadLocal.withInitial(ConflictKeys::new);
 
-    private final int associativity;
+    private final int ways;
     private final int buckets;
-    private final long[] keys;
-    private final long[] commitTimestamps;
+    /** Longs per bucket: two per way. */
+    private final int stride;
+    private final long[] table;
+    /** One lock per range of adjacent buckets: a small array that stays in cache, still in ascending order. */
     private final AtomicIntegerArray locks;
+    private final int lockShift;
     private final LowWaterMark lowWaterMark;
 
     public ConflictTable(int entries, int associativity, LowWaterMark lowWaterMark) {
@@ -37,60 +69,48 @@ public final class ConflictTable {
             throw new IllegalArgumentException("Conflict table needs entries >= associativity >= 1, got entries="
                     + entries + ", associativity=" + associativity);
         }
-        this.associativity = associativity;
+        this.ways = associativity;
         this.buckets = entries / associativity;
-        this.keys = new long[buckets * associativity];
-        this.commitTimestamps = new long[buckets * associativity];
-        this.locks = new AtomicIntegerArray(buckets);
+        this.stride = 2 * associativity;
+        this.table = new long[ALIGNMENT_OFFSET + buckets * stride];
+        int shift = 0;
+        while ((buckets - 1) >>> shift >= MAX_LOCKS) {
+            shift++;
+        }
+        this.lockShift = shift;
+        this.locks = new AtomicIntegerArray(((buckets - 1) >>> shift) + 1);
         this.lowWaterMark = lowWaterMark;
     }
 
     public int capacity() {
-        return keys.length;
+        return buckets * ways;
     }
 
     /**
      * Checks a write set against the table and records it with {@code commitTs} if it does not conflict.
-     * {@code rowHashes} may contain duplicates and is not modified. {@code txId} is where the conflict window
+     * {@code rowHashes} may contain duplicates and is not modified. {@code since} is where the conflict window
      * starts: the transaction's start, or an earlier one for a replay (see {@link TransactionManager#commit}).
      */
-    public Result checkAndRecord(long txId, long[] rowHashes, long commitTs) {
-        if (rowHashes.length == 0) {
+    public Result checkAndRecord(long since, long[] rowHashes, long commitTs) {
+        return checkAndRecord(since, SCRATCH.get().prepare(rowHashes), commitTs);
+    }
+
+    /** As above, for keys already prepared; {@code keys}' scratch space is used, so it must be this thread's. */
+    public Result checkAndRecord(long since, ConflictKeys keys, long commitTs) {
+        int n = keys.size;
+        if (n == 0) {
             return Result.COMMITTED;
         }
-        long[] rows = distinctKeys(rowHashes);
-        int[] bucketOfRow = new int[rows.length];
-        for (int i = 0; i < rows.length; i++) {
-            bucketOfRow[i] = bucketOf(rows[i]);
-        }
-        int[] lockedBuckets = Arrays.stream(bucketOfRow).distinct().sorted().toArray();
-        for (int b : lockedBuckets) {
-            lock(b);
-        }
+        locateAndTouch(keys);
+        lockAll(keys);
         try {
-            Result verdict = check(txId, rows, bucketOfRow, lockedBuckets);
-            if (verdict != Result.COMMITTED) {
-                return verdict;
+            Result verdict = check(since, keys);
+            if (verdict == Result.COMMITTED) {
+                record(keys, commitTs);
             }
-            // Rows already present first, so that a new row can never evict one of this write set's own rows.
-            boolean[] present = new boolean[rows.length];
-            for (int i = 0; i < rows.length; i++) {
-                int slot = find(bucketOfRow[i], rows[i]);
-                if (slot >= 0) {
-                    commitTimestamps[slot] = commitTs;
-                    present[i] = true;
-                }
-            }
-            for (int i = 0; i < rows.length; i++) {
-                if (!present[i]) {
-                    record(bucketOfRow[i], rows[i], commitTs);
-                }
-            }
-            return Result.COMMITTED;
+            return verdict;
         } finally {
-            for (int b : lockedBuckets) {
-                unlock(b);
-            }
+            unlockAll(keys);
         }
     }
 
@@ -99,149 +119,256 @@ public final class ConflictTable {
      * an abort decided for another cause (a fence), so the client learns that retrying these writes is futile.
      */
     public boolean conflicts(long since, long[] rowHashes) {
-        if (rowHashes.length == 0) {
+        return conflicts(since, SCRATCH.get().prepare(rowHashes));
+    }
+
+    /** As above, for prepared keys. */
+    public boolean conflicts(long since, ConflictKeys keys) {
+        int n = keys.size;
+        if (n == 0) {
             return false;
         }
-        long[] rows = distinctKeys(rowHashes);
-        int[] bucketOfRow = new int[rows.length];
-        for (int i = 0; i < rows.length; i++) {
-            bucketOfRow[i] = bucketOf(rows[i]);
-        }
-        int[] lockedBuckets = Arrays.stream(bucketOfRow).distinct().sorted().toArray();
-        for (int b : lockedBuckets) {
-            lock(b);
-        }
+        locateAndTouch(keys);
+        lockAll(keys);
         try {
-            for (int i = 0; i < rows.length; i++) {
-                int slot = find(bucketOfRow[i], rows[i]);
-                if (slot >= 0 && commitTimestamps[slot] > since) {
+            long[] k = keys.keys;
+            int[] b = keys.buckets;
+            for (int i = 0; i < n; i++) {
+                int way = find(b[i], k[i]);
+                if (way >= 0 && table[base(b[i]) + 2 * way + 1] > since) {
                     return true;
                 }
             }
             return false;
         } finally {
-            for (int b : lockedBuckets) {
-                unlock(b);
-            }
+            unlockAll(keys);
         }
     }
 
-    private Result check(long txId, long[] rows, int[] bucketOfRow, int[] lockedBuckets) {
-        // Per locked bucket: how many of our rows are new to it, and how many slots could take them.
-        int[] newRows = new int[lockedBuckets.length];
-        for (int i = 0; i < rows.length; i++) {
-            int slot = find(bucketOfRow[i], rows[i]);
-            if (slot >= 0) {
-                if (commitTimestamps[slot] > txId) {
-                    return Result.CONFLICT;
+    /** Fills in each key's bucket and reads every line of those buckets once, all misses in flight together. */
+    private void locateAndTouch(ConflictKeys keys) {
+        long[] k = keys.keys;
+        int[] b = keys.buckets;
+        long touched = 0;
+        int previous = -1;
+        for (int i = 0; i < keys.size; i++) {
+            int bucket = bucketOf(k[i]);
+            b[i] = bucket;
+            if (bucket != previous) {
+                int base = base(bucket);
+                for (int offset = 0; offset < stride; offset += LINE) {
+                    touched += table[base + offset];
                 }
-            } else {
-                newRows[Arrays.binarySearch(lockedBuckets, bucketOfRow[i])]++;
+                previous = bucket;
             }
         }
-        for (int j = 0; j < lockedBuckets.length; j++) {
-            if (newRows[j] > 0 && reusableSlots(lockedBuckets[j], txId, rows, newRows[j]) < newRows[j]) {
-                return Result.NO_ROOM;
-            }
+        if (touched == 42) {
+            // Never taken in practice; keeps the loads above from being optimized away.
+            Thread.onSpinWait();
         }
-        return Result.COMMITTED;
     }
 
-    /** Counts slots a new row may take, stopping as soon as {@code needed} are found (the hot path's cost). */
-    private int reusableSlots(int bucket, long txId, long[] sortedOwnRows, int needed) {
-        int count = 0;
-        int base = bucket * associativity;
-        for (int s = base; s < base + associativity && count < needed; s++) {
-            if (keys[s] == EMPTY) {
-                return count + (base + associativity - s); // empty slots only follow occupied ones
+    /**
+     * One pass over each bucket: a present row newer than {@code since} is a conflict; the new rows must fit in
+     * the ways a new row may take. Conflicts win over lack of room (a retry of the same writes cannot succeed).
+     * Leaves the way of each present row in {@code keys.ways} (-1 for a new row).
+     */
+    private Result check(long since, ConflictKeys keys) {
+        long[] k = keys.keys;
+        int[] b = keys.buckets;
+        int[] found = keys.ways;
+        int n = keys.size;
+        boolean room = true;
+        for (int first = 0; first < n; ) {
+            int bucket = b[first];
+            int last = first + 1;
+            while (last < n && b[last] == bucket) {
+                last++;
             }
-            if (commitTimestamps[s] < txId && Arrays.binarySearch(sortedOwnRows, keys[s]) < 0) {
-                count++;
+            for (int i = first; i < last; i++) {
+                found[i] = -1;
             }
+            int base = base(bucket);
+            int reusable = 0;
+            int present = 0;
+            int victim = -1; // the way a single new row takes: the first empty one, else the oldest not our own
+            long oldest = Long.MAX_VALUE;
+            for (int w = 0; w < ways; w++) {
+                long key = table[base + 2 * w];
+                if (key == EMPTY) {
+                    reusable += ways - w; // empty ways only follow occupied ones
+                    victim = w;
+                    break;
+                }
+                long ts = table[base + 2 * w + 1];
+                int own = indexOf(k, first, last, key);
+                if (own >= 0) {
+                    if (ts > since) {
+                        return Result.CONFLICT;
+                    }
+                    found[own] = w;
+                    present++;
+                } else {
+                    if (ts < since) {
+                        reusable++;
+                    }
+                    if (ts < oldest) {
+                        oldest = ts;
+                        victim = w;
+                    }
+                }
+            }
+            int newRows = last - first - present;
+            if (newRows > reusable) {
+                room = false;
+            } else if (newRows == 1) {
+                for (int i = first; i < last; i++) {
+                    if (found[i] < 0) {
+                        found[i] = NEW_AT - victim; // record() needs no second scan
+                    }
+                }
+            }
+            first = last;
         }
-        return count;
+        return room ? Result.COMMITTED : Result.NO_ROOM;
     }
 
-    private void record(int bucket, long key, long commitTs) {
-        int base = bucket * associativity;
+    /** Updates present rows, then places new ones; every bucket is locked and {@link #check} passed. */
+    private void record(ConflictKeys keys, long commitTs) {
+        long[] k = keys.keys;
+        int[] b = keys.buckets;
+        int[] found = keys.ways;
+        int n = keys.size;
+        // Present rows first, so that a new row can never evict one of this write set's own rows (they now hold
+        // the newest timestamp of the bucket's evictable ways).
+        for (int i = 0; i < n; i++) {
+            if (found[i] >= 0) {
+                table[base(b[i]) + 2 * found[i] + 1] = commitTs;
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            int way = found[i];
+            if (way == -1) {
+                place(base(b[i]), k[i], commitTs);
+            } else if (way <= NEW_AT) {
+                int at = base(b[i]) + 2 * (NEW_AT - way);
+                if (table[at] != EMPTY) {
+                    lowWaterMark.raiseTo(table[at + 1]);
+                }
+                table[at] = k[i];
+                table[at + 1] = commitTs;
+            }
+        }
+    }
+
+    /** Puts a new key in the first empty way, or over the oldest one (raising the low-water mark to it). */
+    private void place(int base, long key, long commitTs) {
         int victim = base;
-        for (int s = base; s < base + associativity; s++) {
-            if (keys[s] == key) {
-                commitTimestamps[s] = commitTs;
-                return;
-            }
-            if (keys[s] == EMPTY) {
-                victim = s;
+        long oldest = Long.MAX_VALUE;
+        for (int w = 0; w < ways; w++) {
+            int at = base + 2 * w;
+            if (table[at] == EMPTY) {
+                victim = at;
+                oldest = EMPTY;
                 break;
             }
-            if (commitTimestamps[s] < commitTimestamps[victim]) {
-                victim = s;
+            long ts = table[at + 1];
+            if (ts < oldest) {
+                oldest = ts;
+                victim = at;
             }
         }
-        if (keys[victim] != EMPTY) {
-            lowWaterMark.raiseTo(commitTimestamps[victim]);
+        if (oldest != EMPTY) {
+            lowWaterMark.raiseTo(oldest);
         }
-        keys[victim] = key;
-        commitTimestamps[victim] = commitTs;
+        table[victim] = key;
+        table[victim + 1] = commitTs;
     }
 
     private int find(int bucket, long key) {
-        int base = bucket * associativity;
-        for (int s = base; s < base + associativity; s++) {
-            if (keys[s] == key) {
-                return s;
+        int base = base(bucket);
+        for (int w = 0; w < ways; w++) {
+            long k = table[base + 2 * w];
+            if (k == key) {
+                return w;
             }
-            if (keys[s] == EMPTY) {
+            if (k == EMPTY) {
                 return -1;
             }
         }
         return -1;
     }
 
-    private int bucketOf(long key) {
-        return (int) Long.remainderUnsigned(mix(key), buckets);
-    }
-
-    /** Hashes arrive already hashed, but spread them once more so clustered ids do not share buckets. */
-    private static long mix(long z) {
-        z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
-        z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
-        return z ^ (z >>> 33);
-    }
-
-    private static long[] distinctKeys(long[] rowHashes) {
-        long[] copy = rowHashes.clone();
-        for (int i = 0; i < copy.length; i++) {
-            if (copy[i] == EMPTY) {
-                copy[i] = 1L; // 0 marks an empty slot; fold it onto 1 (a harmless extra collision)
+    /** Position of {@code key} among the sorted keys {@code [from, to)} of one bucket, or -1. */
+    private static int indexOf(long[] keys, int from, int to, long key) {
+        if (to - from == 1) {
+            return keys[from] == key ? from : -1; // the common case: one row of the write set in this bucket
+        }
+        int lo = from;
+        int hi = to - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            long v = keys[mid];
+            if (v < key) {
+                lo = mid + 1;
+            } else if (v > key) {
+                hi = mid - 1;
+            } else {
+                return mid;
             }
         }
-        Arrays.sort(copy);
-        int n = 0;
-        for (int i = 0; i < copy.length; i++) {
-            if (i == 0 || copy[i] != copy[i - 1]) {
-                copy[n++] = copy[i];
+        return -1;
+    }
+
+    private int base(int bucket) {
+        return ALIGNMENT_OFFSET + bucket * stride;
+    }
+
+    /** Monotone in the (signed) key, so sorted keys give ascending buckets; uses the key's top 32 bits. */
+    int bucketOf(long key) {
+        long top = (key >> 32) + 0x8000_0000L; // 0 .. 2^32 - 1, in the key's signed order
+        return (int) ((top * buckets) >>> 32);
+    }
+
+    private void lockAll(ConflictKeys keys) {
+        int[] b = keys.buckets;
+        int previous = -1;
+        for (int i = 0; i < keys.size; i++) {
+            int lock = b[i] >>> lockShift;
+            if (lock != previous) {
+                lock(lock);
+                previous = lock;
             }
         }
-        return n == copy.length ? copy : Arrays.copyOf(copy, n);
+    }
+
+    private void unlockAll(ConflictKeys keys) {
+        int[] b = keys.buckets;
+        int previous = -1;
+        for (int i = 0; i < keys.size; i++) {
+            int lock = b[i] >>> lockShift;
+            if (lock != previous) {
+                locks.setRelease(lock, 0);
+                previous = lock;
+            }
+        }
     }
 
     /**
      * Spins briefly, then yields: a holder descheduled mid-commit (more client threads than cores, the embedded TM
      * runs on its callers' threads) must not make every waiter burn whole scheduler slices.
      */
-    private void lock(int bucket) {
+    private void lock(int lock) {
+        if (locks.compareAndSet(lock, 0, 1)) {
+            return;
+        }
         int spins = 0;
-        while (!locks.compareAndSet(bucket, 0, 1)) {
-            if (++spins < 100) {
+        while (locks.get(lock) != 0 || !locks.compareAndSet(lock, 0, 1)) {
+            if (++spins < SPINS_BEFORE_YIELD) {
                 Thread.onSpinWait();
             } else {
                 Thread.yield();
             }
         }
-    }
-
-    private void unlock(int bucket) {
-        locks.set(bucket, 0);
     }
 }

@@ -26,17 +26,24 @@ final class OpenTransactions {
         long next() throws TmException;
     }
 
+    /** Draws {@code count} timestamps in one step and returns the first (the others follow it, slot by slot). */
+    interface BatchSource {
+        long next(int count) throws TmException;
+    }
+
     private static final int ANNOUNCE_SLOTS = 1024;
+    /** Longs between two threads' announcements: one cache line each, so begins on two cores do not share one. */
+    private static final int ANNOUNCE_STRIDE = 8;
     private static final long NONE = Long.MAX_VALUE;
 
     private final Stripe[] stripes = new Stripe[STRIPES];
     /** Per thread: a lower bound of the timestamp it is drawing for a begin, or NONE. */
     private final java.util.concurrent.atomic.AtomicLongArray announced =
-            new java.util.concurrent.atomic.AtomicLongArray(ANNOUNCE_SLOTS);
+            new java.util.concurrent.atomic.AtomicLongArray(ANNOUNCE_SLOTS * ANNOUNCE_STRIDE);
     private final java.util.concurrent.atomic.AtomicInteger slotsGiven = new java.util.concurrent.atomic.AtomicInteger();
     private final ThreadLocal<Integer> slotOfThread = ThreadLocal.withInitial(() -> {
         int slot = slotsGiven.getAndIncrement();
-        return slot < ANNOUNCE_SLOTS ? slot : -1;
+        return slot < ANNOUNCE_SLOTS ? slot * ANNOUNCE_STRIDE : -1;
     });
     /** Threads beyond the announcement slots take turns under this lock with one shared slot. */
     private final Object overflow = new Object();
@@ -54,7 +61,7 @@ final class OpenTransactions {
             stripes[i] = new Stripe();
         }
         for (int i = 0; i < ANNOUNCE_SLOTS; i++) {
-            announced.set(i, NONE);
+            announced.set(i * ANNOUNCE_STRIDE, NONE);
         }
     }
 
@@ -79,7 +86,51 @@ final class OpenTransactions {
         try {
             return drawAndRegister(source);
         } finally {
-            announced.set(slot, NONE);
+            // Release is enough: a horizon that reads the withdrawal also sees the registration made before it.
+            announced.setRelease(slot, NONE);
+        }
+    }
+
+    /**
+     * Draws {@code count} timestamps in one step and registers each as open, atomically with respect to
+     * {@link #horizon} like {@link #issueAndRegister(java.util.function.LongSupplier, TimestampSource)}; writes them
+     * to {@code out[from, from + count)}.
+     */
+    void issueAndRegister(java.util.function.LongSupplier lastIssued, BatchSource source, int count, long[] out,
+                          int from) throws TmException {
+        int slot = slotOfThread.get();
+        if (slot < 0) {
+            synchronized (overflow) {
+                overflowAnnounced = lastIssued.getAsLong() + 1;
+                try {
+                    drawAndRegister(source, count, out, from);
+                } finally {
+                    overflowAnnounced = NONE;
+                }
+            }
+            return;
+        }
+        announced.set(slot, lastIssued.getAsLong() + 1);
+        try {
+            drawAndRegister(source, count, out, from);
+        } finally {
+            // Release is enough: a horizon that reads the withdrawal also sees the registration made before it.
+            announced.setRelease(slot, NONE);
+        }
+    }
+
+    private void drawAndRegister(BatchSource source, int count, long[] out, int from) throws TmException {
+        long ts = source.next(count);
+        long expiry = nanoClock.getAsLong() + leaseNanos;
+        for (int i = 0; i < count; i++) {
+            if (i > 0) {
+                ts = io.phoenixtxn.snapshot.TimestampLayout.nextSlotStart(ts);
+            }
+            Stripe stripe = stripeOf(ts);
+            synchronized (stripe) {
+                stripe.put(ts, expiry);
+            }
+            out[from + i] = ts;
         }
     }
 
@@ -134,7 +185,7 @@ final class OpenTransactions {
         long now = nanoClock.getAsLong();
         long min = Math.min(lastIssued + 1, overflowAnnounced);
         for (int i = 0; i < ANNOUNCE_SLOTS; i++) {
-            min = Math.min(min, announced.get(i));
+            min = Math.min(min, announced.get(i * ANNOUNCE_STRIDE));
         }
         for (Stripe stripe : stripes) {
             synchronized (stripe) {

@@ -90,6 +90,49 @@ public final class TimestampOracle {
     }
 
     /**
+     * True if {@code count} more timestamps, and a millisecond's worth beyond them, fit in the current reservation
+     * from where the oracle or the wall clock (whichever is ahead) stands: drawing them will not wait for storage.
+     */
+    public boolean hasRoomFor(int count) {
+        long from = Math.max(last.get(), TimestampLayout.firstSlotOfMillis(clock.millis()));
+        long needed = (2 + count / TimestampLayout.SLOTS_PER_MILLI) * TimestampLayout.UNITS_PER_MILLI;
+        return reservedMax - from > needed;
+    }
+
+    /**
+     * {@code count} timestamps in one step (one compare-and-set): the first is returned, the others are the slot
+     * starts that follow it ({@link TimestampLayout#nextSlotStart}). The TM server gives the BEGIN requests of one
+     * batch their start timestamps this way.
+     */
+    public long next(int count) throws TmException {
+        if (count == 1) {
+            return next();
+        }
+        if (count < 1) {
+            throw new IllegalArgumentException("timestamps wanted: " + count);
+        }
+        if (epochBase < 0) {
+            throw new IllegalStateException("TimestampOracle.initialize() was not called");
+        }
+        while (true) {
+            long previous = last.get();
+            long first = Math.max(TimestampLayout.firstSlotOfMillis(clock.millis()),
+                    TimestampLayout.nextSlotStart(previous));
+            long lastOfBatch = first;
+            for (int i = 1; i < count; i++) {
+                lastOfBatch = TimestampLayout.nextSlotStart(lastOfBatch);
+            }
+            if (lastOfBatch > reservedMax) {
+                extendReservation(lastOfBatch, 0);
+                continue;
+            }
+            if (last.compareAndSet(previous, lastOfBatch)) {
+                return first;
+            }
+        }
+    }
+
+    /**
      * Extends the reservation ahead of time (the HA lease renewal calls it) so that {@link #next()} rarely pays for
      * a storage round trip.
      */

@@ -16,7 +16,7 @@ public final class TmConfig {
     public static final String COMMIT_POINT_HORIZON_LAG_MS = "phoenix.txn.tm.commit.point.horizon.lag.ms";
 
     public static final int DEFAULT_CONFLICT_ENTRIES = 1 << 22;
-    public static final int DEFAULT_CONFLICT_ASSOCIATIVITY = 32;
+    public static final int DEFAULT_CONFLICT_ASSOCIATIVITY = 16;
     public static final long DEFAULT_TIMESTAMP_RESERVATION_MS = 10_000;
     public static final long MAX_TIMESTAMP_RESERVATION_MS = 86_400_000L;
     public static final int DEFAULT_MAX_WRITE_SET = 1 << 20;

@@ -2,9 +2,8 @@ package io.phoenixtxn.tm;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.StampedLock;
 import java.util.function.LongSupplier;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * The TM's decision logic, in process: oracle, conflict table, fences and low-water mark. The embedded TM is this
@@ -12,20 +11,40 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  *
  * <p>Fence ordering: a commit's fence check and its commit timestamp happen under the read side of a lock whose
  * write side covers a fence's timestamp and registration. So a writer of a fenced table either commits below the
- * fence timestamp (its writes are in the fence snapshot the index is built from) or sees the fence and aborts.
+ * fence timestamp (its writes are in the fence snapshot the index is built from) or sees the fence and aborts. The
+ * read side is optimistic ({@link StampedLock}): a commit checks the fences and draws its timestamp without writing
+ * shared memory, then validates that no fence was taken meanwhile; if one was, it discards that timestamp and does
+ * both again under the read lock.
+ *
+ * <p>The commit path allocates nothing but its answer: write sets are prepared ({@link ConflictKeys}) in a buffer of
+ * the calling thread, and {@link #commit(long, long, int, ConflictKeys, long[], int, int)} answers a primitive
+ * outcome ({@link CommitDecision#of}); the TM server uses it and {@link #begin(int, long[], int)} to decide a batch
+ * of requests without boxing.
  */
-public final class TransactionManagerCore implements TransactionManager {
+public final class TransactionManagerCore implements BatchingTransactionManager {
     private final TmConfig config;
     private final TimestampOracle oracle;
     private final ConflictTable conflicts;
     private final FenceRegistry fences;
     private final LowWaterMark lowWaterMark;
     private final Lease lease;
-    private final ReadWriteLock fenceOrder = new ReentrantReadWriteLock();
+    private static final ThreadLocal<ConflictKeys> KEYS = ThreadLocal.withInitial(ConflictKeys::new);
+    private static final long CONFLICT = CommitDecision.abortOutcome(AbortReason.CONFLICT);
+    private static final long FENCE = CommitDecision.abortOutcome(AbortReason.FENCE);
+    private static final long BELOW_LOW_WATER_MARK = CommitDecision.abortOutcome(AbortReason.BELOW_LOW_WATER_MARK);
+    private static final long CONFLICT_HISTORY_FULL = CommitDecision.abortOutcome(AbortReason.CONFLICT_HISTORY_FULL);
+    private static final long LEASE_LOST = CommitDecision.abortOutcome(AbortReason.LEASE_LOST);
+    private static final long EXPIRED = CommitDecision.abortOutcome(AbortReason.EXPIRED);
+
+    private final StampedLock fenceOrder = new StampedLock();
     private volatile DecisionLog decisions;
     private final OpenTransactions open;
     private final HorizonHistory horizons;
     private final LongSupplier nanoClock;
+    /** The oracle's methods as the open-transaction set calls them, bound once (a method reference allocates). */
+    private final LongSupplier lastIssued;
+    private final OpenTransactions.TimestampSource draw;
+    private final OpenTransactions.BatchSource drawMany;
     /** Until then a new primary answers no horizon: clients re-announce their open transactions meanwhile. */
     private volatile long graceUntilNanos;
     private volatile String stoppedBecause;
@@ -41,6 +60,9 @@ public final class TransactionManagerCore implements TransactionManager {
         this.nanoClock = nanoClock;
         this.open = new OpenTransactions(config.transactionLeaseMs(), nanoClock);
         this.horizons = new HorizonHistory(config.commitPointHorizonLagMs() * 1_000_000L);
+        this.lastIssued = oracle::last;
+        this.draw = oracle::next;
+        this.drawMany = oracle::next;
     }
 
     /**
@@ -89,7 +111,22 @@ public final class TransactionManagerCore implements TransactionManager {
     public long begin() throws TmException {
         checkServing();
         try {
-            return open.issueAndRegister(oracle::last, oracle::next);
+            return open.issueAndRegister(lastIssued, draw);
+        } catch (LostPrimacyException e) {
+            stop(e.getMessage());
+            throw e;
+        }
+    }
+
+    /**
+     * {@code count} begins in one timestamp-oracle step: start timestamps are written to
+     * {@code out[from, from + count)}, each registered as open like {@link #begin()}'s.
+     */
+    @Override
+    public void begin(int count, long[] out, int from) throws TmException {
+        checkServing();
+        try {
+            open.issueAndRegister(lastIssued, drawMany, count, out, from);
         } catch (LostPrimacyException e) {
             stop(e.getMessage());
             throw e;
@@ -119,69 +156,117 @@ public final class TransactionManagerCore implements TransactionManager {
     public CommitDecision commit(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
             throws TmException {
         checkServing();
-        if (rowHashes.length > config.maxWriteSet()) {
-            throw new TmException("Write set of " + rowHashes.length + " rows exceeds " + TmConfig.MAX_WRITE_SET
-                    + "=" + config.maxWriteSet() + "; split the transaction or raise the limit");
-        }
+        checkWriteSetSize(rowHashes.length);
+        return CommitDecision.of(commitServing(txId, conflictsSince, KEYS.get().prepare(rowHashes), tableIds, 0,
+                tableIds.length));
+    }
+
+    /**
+     * {@link #commit(long, long, long[], long[])} without allocation: the write set prepared by the calling thread
+     * ({@code rowCount} rows before deduplication), the tables as {@code tableIds[from, to)}; the answer is a commit
+     * timestamp (positive) or an abort ({@link CommitDecision#reasonOf}).
+     */
+    @Override
+    public long commit(long txId, long conflictsSince, int rowCount, ConflictKeys keys, long[] tableIds,
+                       int tablesFrom, int tablesTo) throws TmException {
+        checkServing();
+        checkWriteSetSize(rowCount);
+        return commitServing(txId, conflictsSince, keys, tableIds, tablesFrom, tablesTo);
+    }
+
+    /**
+     * The decision, once the TM was found serving. The lease is read exactly twice per commit, on entry and just
+     * before the decision leaves (TmHaPauseTest freezes a commit between the two).
+     */
+    private long commitServing(long txId, long conflictsSince, ConflictKeys keys, long[] tableIds, int tablesFrom,
+                               int tablesTo) throws TmException {
         if (conflictsSince > txId) {
             throw new TmException("Commit of " + txId + " asks for conflicts since " + conflictsSince
                     + ", after its own start; a replay validates from the earlier transaction's start");
         }
         // The conflict history a transaction needs starts at conflictsSince: below the mark it may be gone.
         if (conflictsSince < lowWaterMark.get()) {
-            return CommitDecision.aborted(AbortReason.BELOW_LOW_WATER_MARK);
+            return BELOW_LOW_WATER_MARK;
         }
         // An expired transaction no longer holds the GC horizon: what it read may be gone, and its cells may be
         // collected as aborted. It must not commit.
         if (!open.isOpen(txId)) {
-            return CommitDecision.aborted(AbortReason.EXPIRED);
+            return EXPIRED;
         }
         // Marked before the commit timestamp is drawn: see DecisionLog.
         decisions.deciding(txId);
-        CommitDecision decision = null;
+        long outcome = CONFLICT;
         try {
-            decision = decide(txId, conflictsSince, rowHashes, tableIds);
-            return decision;
+            outcome = decide(txId, conflictsSince, keys, tableIds, tablesFrom, tablesTo);
+            return outcome;
         } finally {
-            if (decision != null && decision.isCommitted()) {
-                decisions.decided(txId, decision.commitTimestamp());
+            if (outcome > 0) {
+                decisions.decided(txId, outcome);
             } else {
                 decisions.abandoned(txId);
             }
         }
     }
 
-    private CommitDecision decide(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
-            throws TmException {
+    private void checkWriteSetSize(int rows) throws TmException {
+        if (rows > config.maxWriteSet()) {
+            throw new TmException("Write set of " + rows + " rows exceeds " + TmConfig.MAX_WRITE_SET
+                    + "=" + config.maxWriteSet() + "; split the transaction or raise the limit");
+        }
+    }
+
+    private long decide(long txId, long conflictsSince, ConflictKeys keys, long[] tableIds, int tablesFrom,
+                        int tablesTo) throws TmException {
         long commitTs;
-        fenceOrder.readLock().lock();
         try {
-            if (fences.blocks(txId, tableIds)) {
-                // A write-write conflict is reported first: it is the abort no retry of these same writes can get
-                // past, and Phoenix replays a fenced transaction's writes (validated from conflictsSince anyway).
-                return CommitDecision.aborted(conflicts.conflicts(conflictsSince, rowHashes)
-                        ? AbortReason.CONFLICT : AbortReason.FENCE);
+            long stamp = fenceOrder.tryOptimisticRead();
+            if (stamp != 0) {
+                if (fences.blocks(txId, tableIds, tablesFrom, tablesTo)) {
+                    return fenced(conflictsSince, keys); // a fence once seen is real: no need to validate
+                }
+                commitTs = oracle.next();
+                if (!fenceOrder.validate(stamp)) {
+                    commitTs = 0; // a fence was taken meanwhile: this timestamp is discarded, never used
+                }
+            } else {
+                commitTs = 0;
             }
-            commitTs = oracle.next();
+            if (commitTs == 0) {
+                stamp = fenceOrder.readLock();
+                try {
+                    if (fences.blocks(txId, tableIds, tablesFrom, tablesTo)) {
+                        return fenced(conflictsSince, keys);
+                    }
+                    commitTs = oracle.next();
+                } finally {
+                    fenceOrder.unlockRead(stamp);
+                }
+            }
         } catch (LostPrimacyException e) {
             stop(e.getMessage());
             throw e;
-        } finally {
-            fenceOrder.readLock().unlock();
         }
-        switch (conflicts.checkAndRecord(conflictsSince, rowHashes, commitTs)) {
+        switch (conflicts.checkAndRecord(conflictsSince, keys, commitTs)) {
             case CONFLICT:
-                return CommitDecision.aborted(AbortReason.CONFLICT);
+                return CONFLICT;
             case NO_ROOM:
-                return CommitDecision.aborted(AbortReason.CONFLICT_HISTORY_FULL);
+                return CONFLICT_HISTORY_FULL;
             default:
                 break;
         }
         // Checked last: a primary paused anywhere above must not let a commit out after its lease ran out.
         if (!lease.isHeld()) {
-            return CommitDecision.aborted(AbortReason.LEASE_LOST);
+            return LEASE_LOST;
         }
-        return CommitDecision.committed(commitTs);
+        return commitTs;
+    }
+
+    /**
+     * A write-write conflict is reported first: it is the abort no retry of these same writes can get past, and
+     * Phoenix replays a fenced transaction's writes (validated from conflictsSince anyway).
+     */
+    private long fenced(long conflictsSince, ConflictKeys keys) {
+        return conflicts.conflicts(conflictsSince, keys) ? CONFLICT : FENCE;
     }
 
     /** Blocks at most the decision-wait bound (see {@link #pendingStatusAsync}). */
@@ -235,10 +320,10 @@ public final class TransactionManagerCore implements TransactionManager {
     @Override
     public long fence(long tableId) throws TmException {
         checkServing();
-        fenceOrder.writeLock().lock();
+        long stamp = fenceOrder.writeLock();
         try {
             // The index population reads at the fence: it holds the GC horizon until the client finishes it.
-            long fenceTs = open.issueAndRegister(oracle::last, oracle::next);
+            long fenceTs = open.issueAndRegister(lastIssued, draw);
             try {
                 fences.add(tableId, fenceTs);
             } catch (TmException | RuntimeException e) {
@@ -250,7 +335,7 @@ public final class TransactionManagerCore implements TransactionManager {
             stop(e.getMessage());
             throw e;
         } finally {
-            fenceOrder.writeLock().unlock();
+            fenceOrder.unlockWrite(stamp);
         }
     }
 
@@ -262,10 +347,24 @@ public final class TransactionManagerCore implements TransactionManager {
 
     @Override
     public void finished(long[] txIds) throws TmException {
+        finished(txIds, 0, txIds.length);
+    }
+
+    @Override
+    public void finished(long[] txIds, int from, int to) throws TmException {
         checkServing();
-        for (long txId : txIds) {
-            open.finish(txId);
+        for (int i = from; i < to; i++) {
+            open.finish(txIds[i]);
         }
+    }
+
+    /**
+     * No fence is being taken (a commit would wait for its persistence) and the timestamp reservation has room
+     * for {@code timestamps} more plus a millisecond's worth (a new reservation is a storage round trip).
+     */
+    @Override
+    public boolean decidesWithoutWaiting(int timestamps) {
+        return !fenceOrder.isWriteLocked() && oracle.hasRoomFor(timestamps);
     }
 
     /**

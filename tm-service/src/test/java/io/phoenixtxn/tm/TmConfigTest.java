@@ -21,7 +21,7 @@ class TmConfigTest {
     void defaults() {
         TmConfig c = TmConfig.defaults();
         assertEquals(1 << 22, c.conflictEntries());
-        assertEquals(32, c.conflictAssociativity());
+        assertEquals(16, c.conflictAssociativity());
         assertEquals(10_000, c.timestampReservationMs());
         assertEquals(1 << 20, c.maxWriteSet());
         assertEquals("phoenix.txn.tm.conflict.entries", TmConfig.CONFLICT_ENTRIES);
@@ -92,12 +92,12 @@ class TmConfigTest {
 
     @Test
     void withConflictEntriesKeepsAssociativityValid() {
-        TmConfig c = TmConfig.defaults().withConflictEntries(16);
-        assertEquals(16, c.conflictEntries());
-        assertEquals(16, c.conflictAssociativity());
+        TmConfig c = TmConfig.defaults().withConflictEntries(8);
+        assertEquals(8, c.conflictEntries());
+        assertEquals(8, c.conflictAssociativity());
         assertEquals(TmConfig.DEFAULT_MAX_WRITE_SET, c.maxWriteSet());
         TmConfig big = TmConfig.defaults().withConflictEntries(1 << 10);
-        assertEquals(32, big.conflictAssociativity());
+        assertEquals(TmConfig.DEFAULT_CONFLICT_ASSOCIATIVITY, big.conflictAssociativity());
         assertEquals(1 << 10, TransactionManagerCore.startInMemory(big).conflictTableCapacity());
     }
 }

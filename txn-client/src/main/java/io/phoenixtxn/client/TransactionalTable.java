@@ -157,6 +157,14 @@ public final class TransactionalTable implements Closeable {
         }
     }
 
+    /**
+     * For a table dropped while {@code tx} wrote to it (the caller has established that it is gone for good): the
+     * transaction forgets its tentative cells here, so that committing or rolling back does not touch the table.
+     */
+    public void forgetWrites(Transaction tx) {
+        tx.writeSet().forgetCells(name);
+    }
+
     public Result get(Transaction tx, Get get) throws IOException {
         return table.get(prepare(tx, get));
     }

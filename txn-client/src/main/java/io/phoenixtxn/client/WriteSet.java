@@ -35,6 +35,15 @@ public final class WriteSet {
         cells.computeIfAbsent(table, t -> new ArrayList<>()).add(cell);
     }
 
+    /**
+     * Forgets the cells written to a table that no longer exists (a dropped index whose rows a transaction computed
+     * from stale metadata): post-commit and rollback have nothing to do there. Row hashes and table ids stay; they
+     * only make conflict and fence checks more conservative.
+     */
+    public synchronized void forgetCells(TableName table) {
+        cells.remove(table);
+    }
+
     /** Adds everything another write set holds (a joined sub-task's writes). */
     public void addAll(WriteSet other) {
         if (other == this) {

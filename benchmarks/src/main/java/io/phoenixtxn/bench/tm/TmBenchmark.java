@@ -31,7 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * The transaction manager in process, FAST'17 style: every operation is one transaction (begin, then commit of a
  * write set whose size follows the power-law mix P(k) ~ k^-alpha, k = 1..256, of uniformly random 64-bit row
  * hashes, so conflicts are rare), against a {@link TransactionManagerCore} with the default configuration
- * (4M-entry, 32-way conflict table). Vary the client threads with {@code -t}:
+ * (4M-entry, 16-way conflict table). Each thread tells the TM which transactions ended in batches of
+ * {@value TmDriver#FINISHED_BATCH}, as clients do. Vary the client threads with {@code -t}:
  *
  * <pre>
  *   java -jar benchmarks/target/benchmarks.jar TmBenchmark -t 8 -f 1 -wi 2 -w 2s -i 3 -r 3s
@@ -93,11 +94,13 @@ public class TmBenchmark {
         }
     }
 
-    /** Per client thread: its random source and a reusable buffer per write-set size. */
+    /** Per client thread: its random source, a reusable buffer per write-set size, the ended transactions. */
     @State(Scope.Thread)
     public static class Client {
         final SplittableRandom random = new SplittableRandom(ThreadLocalRandom.current().nextLong());
         final long[][] buffers = new long[PowerLawSampler.FAST17_MAX_SIZE + 1][];
+        final long[] ended = new long[TmDriver.FINISHED_BATCH];
+        int endedCount;
 
         long[] writeSet(PowerLawSampler sizes) {
             int k = sizes.sample(random);
@@ -114,7 +117,13 @@ public class TmBenchmark {
 
     private static CommitDecision transaction(Tm tm, Client client) throws TmException {
         long txId = tm.core.begin();
-        return tm.core.commit(txId, client.writeSet(tm.sizes), TABLES);
+        CommitDecision decision = tm.core.commit(txId, client.writeSet(tm.sizes), TABLES);
+        client.ended[client.endedCount++] = txId;
+        if (client.endedCount == client.ended.length) {
+            tm.core.finished(client.ended);
+            client.endedCount = 0;
+        }
+        return decision;
     }
 
     @Benchmark

@@ -12,8 +12,10 @@ import java.util.Map;
  * Issue 11's read benchmarks on the embedded stack, through JDBC, in one run: a hot row's point SELECT against a
  * cold row's for each history length ({@link HotRowReads}), and the fixed cost of a reading transaction
  * ({@link ReadTransactionCost}). Usage: {@code bin/bench-readcost [--updates 20000,200000] [--threads 1,4]
- * [--reads N] [--warmup N] [--skip-history] [--skip-fixed]}: reads and warm-up calls per measurement (per thread
- * for the fixed cost, whose thread counts are {@code --threads}). Prints markdown tables for docs/performance.md.
+ * [--reads N] [--warmup N] [--skip-history] [--skip-fixed] [--skip-storage] [--storage-updates N]
+ * [--compact-every N]}: reads and warm-up calls per measurement (per thread for the fixed cost, whose thread counts
+ * are {@code --threads}); the storage-over-time workload ({@link StorageOverTime}). Prints markdown tables for
+ * docs/performance.md.
  */
 public final class ReadCostBenchmark {
     private ReadCostBenchmark() {
@@ -38,6 +40,9 @@ public final class ReadCostBenchmark {
         int warmup = 500;
         boolean history = true;
         boolean fixed = true;
+        boolean storage = true;
+        int storageUpdates = 200_000;
+        int compactEvery = 20_000;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--updates":
@@ -58,10 +63,19 @@ public final class ReadCostBenchmark {
                 case "--skip-fixed":
                     fixed = false;
                     break;
+                case "--skip-storage":
+                    storage = false;
+                    break;
+                case "--storage-updates":
+                    storageUpdates = Integer.parseInt(args[++i]);
+                    break;
+                case "--compact-every":
+                    compactEvery = Integer.parseInt(args[++i]);
+                    break;
                 default:
                     throw new IllegalArgumentException("Unknown argument " + args[i] + "; usage: [--updates"
                             + " 20000,200000] [--threads 1,4] [--reads N] [--warmup N] [--skip-history]"
-                            + " [--skip-fixed]");
+                            + " [--skip-fixed] [--skip-storage] [--storage-updates N] [--compact-every N]");
             }
         }
         List<String> rows = new ArrayList<>();
@@ -80,6 +94,11 @@ public final class ReadCostBenchmark {
                 out.println("\n" + HotRowReads.header());
                 hot.forEach(out::println);
                 rows.addAll(hot);
+            }
+            if (storage) {
+                out.println("\n## Storage over time: hot keys, flush + major compaction every " + compactEvery
+                        + " updates\n" + StorageOverTime.header());
+                rows.addAll(StorageOverTime.run(stack, storageUpdates, compactEvery, out));
             }
         }
         return rows;

@@ -7,7 +7,10 @@ import io.phoenixtxn.history.OpType;
 
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +28,12 @@ import java.util.Map;
  *
  * A micro-op is {@code [f, key, value]} with value null, an integer or a list of integers. Reading checks every
  * line and names the line of the first error.
+ *
+ * <p>A history can also be written as it is recorded ({@link #appender}): each event is one {@code write} of its
+ * whole line, so a JVM killed with -9 leaves every event recorded before the kill, and at most its last line torn.
+ * {@link #readWritten} reads such a file: a torn last line (no newline) is dropped, which loses nothing a checker
+ * may rely on: a lost invocation had not started its operation, and a lost completion leaves its operation in
+ * flight, that is unknown.
  */
 public final class HistoryFile {
     private HistoryFile() {
@@ -40,8 +49,56 @@ public final class HistoryFile {
     }
 
     public static History read(Path file) throws IOException {
+        return read(file, false).history();
+    }
+
+    /** A history read from a file its writer may have left with a torn last line. */
+    public record Partial(History history, boolean tornTail) {
+    }
+
+    /** Reads a history written by an {@link #appender} whose JVM may have died: a torn last line is dropped. */
+    public static Partial readWritten(Path file) throws IOException {
+        return read(file, true);
+    }
+
+    /** Writes events as they come, appending to {@code file} (created if absent); one flushed write per event. */
+    public static Appender appender(Path file) throws IOException {
+        return new Appender(Files.newOutputStream(file, java.nio.file.StandardOpenOption.CREATE,
+                java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.WRITE));
+    }
+
+    /** An {@link EventSink} writing one line per event straight to the file (no buffer a kill could lose). */
+    public static final class Appender implements EventSink, Closeable {
+        private final OutputStream out;
+
+        private Appender(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public synchronized void accept(Event event) {
+            try {
+                out.write((line(event) + "\n").getBytes(StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write history event " + event.index(), e);
+            }
+        }
+
+        @Override
+        public synchronized void close() throws IOException {
+            out.close();
+        }
+    }
+
+    private static Partial read(Path file, boolean tolerateTornTail) throws IOException {
+        String text = Files.readString(file, StandardCharsets.UTF_8);
+        boolean torn = false;
+        if (tolerateTornTail && !text.isEmpty() && !text.endsWith("\n")) {
+            text = text.substring(0, text.lastIndexOf('\n') + 1);
+            torn = true;
+        }
         List<Event> events = new ArrayList<>();
-        try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        try (BufferedReader r = new BufferedReader(new java.io.StringReader(text))) {
             String line;
             int number = 0;
             while ((line = r.readLine()) != null) {
@@ -57,7 +114,7 @@ public final class HistoryFile {
             }
         }
         try {
-            return History.of(events);
+            return new Partial(History.of(events), torn);
         } catch (IllegalArgumentException e) {
             throw new IOException(file + ": not a well-formed history: " + e.getMessage(), e);
         }
@@ -79,6 +136,11 @@ public final class HistoryFile {
             map.put("error", e.error());
         }
         return Json.write(map);
+    }
+
+    /** One line of a history file as an event (a tool following a file as it grows reads it line by line). */
+    public static Event parseEvent(String line) {
+        return event(line);
     }
 
     @SuppressWarnings("unchecked")

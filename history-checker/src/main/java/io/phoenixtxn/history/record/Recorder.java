@@ -18,12 +18,66 @@ import java.util.Map;
  *
  * <p>Invariant (checked): a process has at most one operation in flight, and a completion names a process that has
  * one. {@link #history()} may be taken at any time; operations still in flight then are unknown (info).
+ *
+ * <p>Several JVMs can record one history on one clock: times are {@code System.nanoTime() - origin}, and on Linux
+ * {@code System.nanoTime()} reads {@code CLOCK_MONOTONIC}, one clock for every process of the machine. A JVM killed
+ * mid-run leaves its events in a file ({@link EventSink}); another JVM {@linkplain #continuing continues} that
+ * history with the same origin, and a time earlier than the history's last event (another clock) is refused.
  */
 public final class Recorder {
-    private final long origin = System.nanoTime();
+    private final long origin;
+    private final EventSink sink;
     private final List<Event> events = new ArrayList<>();
     private final Map<Integer, Event> inFlight = new HashMap<>();
     private final Map<String, Long> okCounts = new HashMap<>();
+    private long lastTime = Long.MIN_VALUE;
+
+    /** A history of its own: times from now, events kept in memory only. */
+    public Recorder() {
+        this(System.nanoTime(), EventSink.NONE);
+    }
+
+    /**
+     * @param originNanos a {@code System.nanoTime()} value: event times are measured from it (shared by every JVM
+     *                    that records on the same clock)
+     * @param sink        receives every event as it is recorded
+     */
+    public Recorder(long originNanos, EventSink sink) {
+        this.origin = originNanos;
+        this.sink = sink;
+    }
+
+    /**
+     * A recorder that goes on with {@code existing} (read back from the file of a JVM that died): it holds the
+     * existing events, its operations still in flight stay in flight for good (their process is gone, so they are
+     * unknown), and new events follow with the next indices. Only events are sent to {@code sink}
+     * from here on; the existing ones are assumed to be where the sink writes.
+     */
+    public static Recorder continuing(History existing, long originNanos, EventSink sink) {
+        Recorder recorder = new Recorder(originNanos, sink);
+        for (Event e : existing.events()) {
+            recorder.events.add(e);
+            recorder.lastTime = e.time();
+            if (e.type() == OpType.INVOKE) {
+                recorder.inFlight.put(e.process(), e);
+            } else {
+                recorder.inFlight.remove(e.process());
+                if (e.type() == OpType.OK) {
+                    recorder.okCounts.merge(e.f(), 1L, Long::sum);
+                }
+            }
+        }
+        return recorder;
+    }
+
+    /** A process number no event of this history used yet (for a JVM that continues a history). */
+    public synchronized int unusedProcess() {
+        int max = -1;
+        for (Event e : events) {
+            max = Math.max(max, e.process());
+        }
+        return max + 1;
+    }
 
     /** Records that {@code process} invokes {@code f} with {@code value}; returns the event index. */
     public synchronized int invoke(int process, String f, List<Mop> value) {
@@ -91,8 +145,16 @@ public final class Recorder {
     }
 
     private Event append(OpType type, int process, String f, List<Mop> value, String error) {
-        Event e = new Event(events.size(), type, process, f, System.nanoTime() - origin, value, error);
+        long time = System.nanoTime() - origin;
+        if (time < lastTime) {
+            throw new IllegalStateException("the clock is behind the history: event time " + time + " ns after the"
+                    + " origin, the history's last event at " + lastTime + " ns (a recorder continuing another JVM's"
+                    + " history needs its origin and the same machine's monotonic clock)");
+        }
+        Event e = new Event(events.size(), type, process, f, time, value, error);
+        sink.accept(e);
         events.add(e);
+        lastTime = time;
         return e;
     }
 }

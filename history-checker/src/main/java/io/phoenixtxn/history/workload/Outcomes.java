@@ -37,6 +37,12 @@ public final class Outcomes {
         return OpType.INFO;
     }
 
+    /** Whether {@code error} is an abort phoenix-txn decided (SQL 523 / 42900): the system is up, retry at once. */
+    public static boolean isConflict(Throwable error) {
+        return error instanceof SQLException sql
+                && (sql.getErrorCode() == CONFLICT || CONFLICT_STATE.equals(sql.getSQLState()));
+    }
+
     /** One line for the history: code, state and message. */
     public static String describe(Throwable error) {
         if (error instanceof SQLException sql) {

@@ -38,6 +38,9 @@ public final class WorkloadRunner {
     private final Workload workload;
     private final Config config;
     private final Recorder recorder;
+    private final AtomicBoolean stop = new AtomicBoolean();
+    /** Pause of a client thread after an operation failed for another reason than a conflict. */
+    static final long UNAVAILABLE_BACKOFF_MS = 20;
 
     /**
      * @param duration       how long clients run (null: until the operation budget is spent)
@@ -92,8 +95,16 @@ public final class WorkloadRunner {
         }
     }
 
+    /**
+     * Ends the clients' phase early, from any thread: each client finishes the operation it is in and stops; then
+     * the final read runs as usual (a run whose end is decided by someone else, e.g. a chaos driver).
+     */
+    public void requestStop() {
+        stop.set(true);
+    }
+
     private void runClients() throws InterruptedException {
-        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean stop = this.stop;
         AtomicLong budget = new AtomicLong(config.maxOps() > 0 ? config.maxOps() : Long.MAX_VALUE);
         long deadline = config.duration() == null ? Long.MAX_VALUE
                 : System.nanoTime() + config.duration().toNanos();
@@ -181,6 +192,11 @@ public final class WorkloadRunner {
                 if (Outcomes.classify(e, session.writeCommitStarted()) == OpType.FAIL) {
                     recorder.fail(process, Outcomes.describe(e));
                     rollback();
+                    if (!Outcomes.isConflict(e)) {
+                        // an unavailable system fails fast (no TM, no region): without a pause a thread would spin
+                        // through thousands of failed operations a second, starving the machine it measures
+                        Thread.sleep(UNAVAILABLE_BACKOFF_MS);
+                    }
                 } else {
                     recorder.info(process, Outcomes.describe(e));
                     close();

@@ -84,6 +84,45 @@ class WorkloadRunnerTest {
     }
 
     @Test
+    void aThreadPausesAfterAFailureThatIsNoConflictSoAnUnavailableSystemIsNotHammered() throws Exception {
+        ScriptedWorkload workload = new ScriptedWorkload(List.of(Step.ERROR_BEFORE_COMMIT, Step.ERROR_BEFORE_COMMIT,
+                Step.ERROR_BEFORE_COMMIT, Step.OK));
+        WorkloadRunner.Config config = new WorkloadRunner.Config(List.of(this::connection), 1, null, 4, 1,
+                Duration.ofSeconds(5), Duration.ofSeconds(5));
+        History history = new WorkloadRunner(workload, config, new Recorder()).run();
+        List<Op> client = history.ops().subList(1, 5);
+        for (int i = 0; i < 3; i++) {
+            long gapNanos = client.get(i + 1).invokeTime() - client.get(i).completeTime();
+            assertTrue(gapNanos >= WorkloadRunner.UNAVAILABLE_BACKOFF_MS * 1_000_000,
+                    "operation " + (i + 1) + " began " + gapNanos + " ns after a failure");
+        }
+    }
+
+    @Test
+    void aRequestedStopEndsTheClientsEarlyAndTheFinalReadStillRuns() throws Exception {
+        List<Step> many = new ArrayList<>(java.util.Collections.nCopies(1_000_000, Step.OK));
+        ScriptedWorkload workload = new ScriptedWorkload(many);
+        Recorder recorder = new Recorder();
+        WorkloadRunner.Config config = new WorkloadRunner.Config(List.of(this::connection), 2, Duration.ofHours(1), 0,
+                1, Duration.ofSeconds(30), Duration.ofSeconds(5));
+        WorkloadRunner runner = new WorkloadRunner(workload, config, recorder);
+        java.util.concurrent.CompletableFuture<History> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return runner.run();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertTrue(recorder.awaitOkCount(Names.TXN, 5, Duration.ofSeconds(30)), "the clients run");
+        runner.requestStop();
+        History history = run.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        Op last = history.ops().get(history.ops().size() - 1);
+        assertEquals(Names.FINAL_READ, last.f());
+        assertEquals(OpType.OK, last.type());
+        assertTrue(history.ops().size() < 1_000_000, "stopped long before the hour: " + history.ops().size());
+    }
+
+    @Test
     void outcomeClassification() {
         SQLException conflict = new SQLException("conflict", "42900", 523);
         SQLException unknown = new SQLException("outcome of transaction 5 is unknown", "XCL77", 1077);

@@ -10,7 +10,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.phoenixtxn.tm.TmException;
@@ -18,12 +17,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import javax.net.ssl.SSLException;
 
@@ -33,6 +36,11 @@ import javax.net.ssl.SSLException;
  * the channel is then presumed dead and closed. When the channel closes for any reason, every in-flight request
  * fails with a {@link TmException}: its outcome is unknown to the client (for a commit, the commit protocol
  * decides it, not this connection).
+ *
+ * <p>Requests of all threads are coalesced: a caller puts its request in the outbox and, if no flush is pending,
+ * hands the event loop one flush task; that task encodes everything queued by then into one buffer and writes it
+ * with one flush (one system call for a whole batch, one wake-up of the event loop per batch rather than per
+ * request). Timeouts are deadlines checked by one periodic sweep per connection, not a timer per request.
  *
  * <p>Futures complete on the channel's event loop; callers that chain slow work must use the {@code *Async}
  * stages of {@link CompletableFuture}.
@@ -45,7 +53,17 @@ final class ClientConnection {
     private final TmEndpoint endpoint;
     private final RemoteTmConfig config;
     private final LongSupplier requestIds;
+    /** Longest interval between two sweeps for overdue requests; shorter for short request timeouts. */
+    private static final long MAX_SWEEP_INTERVAL_MS = 100;
+
     private final Map<Long, PendingCall> pending = new ConcurrentHashMap<>();
+    /** Requests not yet written: filled by any thread, drained by the flush task on the event loop. */
+    private final ConcurrentLinkedQueue<PendingCall> outbox = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean flushScheduled = new AtomicBoolean();
+    private final Runnable flushTask = this::flushOutbox;
+    /** Event-loop confined: the calls of the batch being written. */
+    private final List<PendingCall> writing = new ArrayList<>();
+    private volatile ScheduledFuture<?> sweeper;
     private volatile Channel channel;
     private volatile String closedBecause;
     /** The server closed the channel before this client did (a TLS-only server does so to plain clients). */
@@ -74,7 +92,7 @@ final class ClientConnection {
             return ready;
         }
         new Bootstrap().group(group)
-                .channel(NioSocketChannel.class)
+                .channel(Transports.socketChannel())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMs())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
@@ -88,6 +106,7 @@ final class ClientConnection {
                 .connect(address)
                 .addListener((ChannelFuture connect) -> {
                     if (connect.isSuccess()) {
+                        connection.startSweeping();
                         connection.handshake(ready);
                     } else {
                         String reason = "Cannot connect to the TM at " + endpoint.address() + " ("
@@ -140,7 +159,7 @@ final class ClientConnection {
 
     private CompletableFuture<Message.Response> call(Message.Request request, long timeoutMs) {
         long id = request.requestId();
-        PendingCall call = new PendingCall(request.type());
+        PendingCall call = new PendingCall(request, timeoutMs);
         // Registered before the closed check: close() marks first and sweeps second, so one of us fails it.
         pending.put(id, call);
         String closed = closedBecause;
@@ -148,20 +167,88 @@ final class ClientConnection {
             failUnsent(id, closed);
             return call.future;
         }
-        Channel ch = channel;
-        try {
-            call.timeout = ch.eventLoop().schedule(() -> timedOut(id, timeoutMs), timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            failUnsent(id, "the TM client is shutting down");
-            return call.future;
-        }
-        ch.writeAndFlush(request).addListener(write -> {
-            if (!write.isSuccess()) {
-                failUnsent(id, "sending to the TM at " + endpoint.address() + " failed ("
-                        + explain(write.cause()) + ")");
+        outbox.add(call);
+        if (!flushScheduled.get() && flushScheduled.compareAndSet(false, true)) {
+            try {
+                channel.eventLoop().execute(flushTask);
+            } catch (RejectedExecutionException e) {
+                flushScheduled.set(false);
+                failOutbox("the TM client is shutting down");
             }
-        });
+        }
         return call.future;
+    }
+
+    /** On the event loop: everything queued so far, in one buffer and one flush. */
+    private void flushOutbox() {
+        flushScheduled.set(false); // a request queued from now on schedules another flush (perhaps an empty one)
+        Channel ch = channel;
+        if (!ch.isActive()) {
+            failOutbox("the connection to the TM at " + endpoint.address() + " is not open");
+            return;
+        }
+        int bytes = 0;
+        for (PendingCall call; (call = outbox.poll()) != null; ) {
+            writing.add(call);
+            bytes += WireCodec.frameBytes(call.request);
+        }
+        if (writing.isEmpty()) {
+            return;
+        }
+        ByteBuf frames = ch.alloc().ioBuffer(bytes);
+        for (PendingCall call : writing) {
+            WireCodec.write(call.request, frames);
+        }
+        if (writing.size() == 1) {
+            long id = writing.get(0).request.requestId();
+            // A single frame that failed to go out was not (or not wholly) written: the TM never saw it.
+            ch.writeAndFlush(frames).addListener(write -> {
+                if (!write.isSuccess()) {
+                    failUnsent(id, "sending to the TM at " + endpoint.address() + " failed ("
+                            + explain(write.cause()) + ")");
+                }
+            });
+        } else {
+            long[] ids = new long[writing.size()];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = writing.get(i).request.requestId();
+            }
+            // Part of a batch may have gone out before the failure: every request in it has an unknown outcome.
+            ch.writeAndFlush(frames).addListener(write -> {
+                if (!write.isSuccess()) {
+                    close("sending to the TM at " + endpoint.address() + " failed (" + explain(write.cause())
+                            + ")");
+                }
+            });
+        }
+        writing.clear();
+    }
+
+    /** Fails every queued request as never sent. */
+    private void failOutbox(String reason) {
+        for (PendingCall call; (call = outbox.poll()) != null; ) {
+            failUnsent(call.request.requestId(), reason);
+        }
+    }
+
+    /** Checks deadlines periodically on the event loop: a request timeout costs no timer per request. */
+    private void startSweeping() {
+        long interval = Math.max(1, Math.min(MAX_SWEEP_INTERVAL_MS, config.requestTimeoutMs() / 10));
+        try {
+            sweeper = channel.eventLoop().scheduleAtFixedRate(this::expireOverdue, interval, interval,
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            close("the TM client is shutting down");
+        }
+    }
+
+    private void expireOverdue() {
+        long now = System.nanoTime();
+        for (PendingCall call : pending.values()) {
+            if (now - call.deadlineNanos >= 0) {
+                timedOut(call.request.requestId(), call.timeoutMs);
+            }
+        }
     }
 
     TmEndpoint endpoint() {
@@ -195,6 +282,10 @@ final class ClientConnection {
             closedBecause = reason;
         }
         LOG.debug("Closing connection to the TM at {}: {}", endpoint, reason);
+        ScheduledFuture<?> sweep = sweeper;
+        if (sweep != null) {
+            sweep.cancel(false);
+        }
         Channel ch = channel;
         if (ch != null) {
             ch.close();
@@ -319,31 +410,27 @@ final class ClientConnection {
         }
     }
 
-    /** An in-flight request: its future and the timer that fails it. */
+    /** An in-flight request: the request itself (until written), its future and its deadline. */
     private static final class PendingCall {
+        final Message.Request request;
         final MessageType type;
+        final long timeoutMs;
+        final long deadlineNanos;
         final CompletableFuture<Message.Response> future = new CompletableFuture<>();
-        volatile ScheduledFuture<?> timeout;
 
-        PendingCall(MessageType type) {
-            this.type = type;
+        PendingCall(Message.Request request, long timeoutMs) {
+            this.request = request;
+            this.type = request.type();
+            this.timeoutMs = timeoutMs;
+            this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         }
 
         void complete(Message.Response response) {
-            cancelTimeout();
             future.complete(response);
         }
 
         void fail(TmException failure) {
-            cancelTimeout();
             future.completeExceptionally(failure);
-        }
-
-        private void cancelTimeout() {
-            ScheduledFuture<?> t = timeout;
-            if (t != null) {
-                t.cancel(false);
-            }
         }
     }
 }

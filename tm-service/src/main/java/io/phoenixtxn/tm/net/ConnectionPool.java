@@ -1,7 +1,6 @@
 package io.phoenixtxn.tm.net;
 
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.phoenixtxn.tm.TmException;
 
@@ -39,8 +38,8 @@ final class ConnectionPool implements AutoCloseable {
         this.config = config;
         this.requestIds = requestIds;
         // One event loop per connection: each channel gets a thread, and idle loops cost nothing.
-        this.group = new NioEventLoopGroup(config.connections(), new DefaultThreadFactory("phoenix-txn-tm-client",
-                true));
+        this.group = Transports.eventLoops(config.connections(), new DefaultThreadFactory("phoenix-txn-tm-client",
+                true), config.spinMicros());
         this.slots = new AtomicReferenceArray<>(config.connections());
     }
 

@@ -12,11 +12,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * The channel pipelines of server and client, so both sides frame identically:
  * <pre>
- *   [tls] -> flush consolidation -> [idle detection] -> frame decoder -> message encoder -> protocol handler
+ *   server: [tls] -> flush consolidation -> idle detection -> frame decoder -> message encoder -> protocol handler
+ *   client: [tls] -> frame decoder -> message encoder -> protocol handler
  * </pre>
- * Flush consolidation is the batching: many threads write requests (or worker threads write answers) to one
- * channel, each with its own flush; the handler defers those flushes to one task on the event loop, so a burst of
- * frames leaves in one socket write instead of one syscall each. It sits behind TLS so a burst is also one record.
+ * Batching: the client coalesces the requests of all its threads itself ({@link ClientConnection}: one buffer and
+ * one flush per batch). The server decides the hot requests of one read together and answers them in one flush
+ * ({@link BatchDecider}); answers written while a read is in progress (pings) wait for its end, and workers'
+ * answers flush as they come. Consolidation sits behind TLS so a burst is also one record.
  */
 final class Pipelines {
     static final String HANDLER = "tm-protocol";
@@ -32,7 +34,9 @@ final class Pipelines {
         if (config.sslContext() != null) {
             pipeline.addLast("tls", config.sslContext().newHandler(channel.alloc()));
         }
-        pipeline.addLast("flush-batching", new FlushConsolidationHandler(FLUSHES_PER_BATCH, true));
+        // Answers written while requests are read leave together at the end of the read; the batch decided then
+        // (BatchDecider) flushes at once. Workers' answers (fences, status questions) flush as they come.
+        pipeline.addLast("flush-batching", new FlushConsolidationHandler(FLUSHES_PER_BATCH, false));
         // Reader idle only: a client that sends nothing (not even its pings) for this long is dead.
         pipeline.addLast("idle", new IdleStateHandler(config.idleTimeoutSeconds(), 0, 0, TimeUnit.SECONDS));
         framing(pipeline, config.maxFrameBytes());
@@ -46,7 +50,7 @@ final class Pipelines {
             // Peer host and port enable SNI, and host name verification when the context asks for it.
             pipeline.addLast("tls", ssl.newHandler(channel.alloc(), endpoint.host(), endpoint.port()));
         }
-        pipeline.addLast("flush-batching", new FlushConsolidationHandler(FLUSHES_PER_BATCH, true));
+        // No flush consolidation: the client coalesces requests itself, one buffer and one flush per batch.
         framing(pipeline, config.maxFrameBytes());
         pipeline.addLast(HANDLER, handler);
     }

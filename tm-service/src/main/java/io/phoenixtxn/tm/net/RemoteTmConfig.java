@@ -20,6 +20,11 @@ public final class RemoteTmConfig {
     public static final String TLS_ENABLED = "phoenix.txn.tm.client.tls.enabled";
     /** PEM certificates to trust for the TM server (a CA or the server's self-signed certificate). */
     public static final String TLS_TRUST_FILE = "phoenix.txn.tm.client.tls.trust.file";
+    /**
+     * How long (microseconds) the client's I/O threads keep polling after their last work, and a thread waiting
+     * alone for an answer spins, before they sleep; 0 sleeps at once.
+     */
+    public static final String SPIN_US = "phoenix.txn.tm.client.spin.us";
 
     /** Two channels keep a slow one (a large commit, a GC pause) from stalling every thread. */
     public static final int DEFAULT_CONNECTIONS = 2;
@@ -27,6 +32,7 @@ public final class RemoteTmConfig {
     public static final int DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
     public static final int DEFAULT_PING_INTERVAL_MS = 10_000;
     public static final int DEFAULT_MAX_FRAME_BYTES = Protocol.DEFAULT_MAX_FRAME_BYTES;
+    public static final long DEFAULT_SPIN_US = 50;
     /**
      * A healthy TM answers within a round trip; it may itself wait up to 200 ms for a decision in progress
      * ({@code DecisionLog}). 500 ms covers that wait, the round trip and a young-generation GC pause on either
@@ -45,9 +51,10 @@ public final class RemoteTmConfig {
     private final int maxFrameBytes;
     private final int statusTimeoutMs;
     private final SslContext sslContext;
+    private final long spinMicros;
 
     private RemoteTmConfig(int connections, int requestTimeoutMs, int connectTimeoutMs, int pingIntervalMs,
-                           int maxFrameBytes, int statusTimeoutMs, SslContext sslContext) {
+                           int maxFrameBytes, int statusTimeoutMs, SslContext sslContext, long spinMicros) {
         this.connections = (int) ConfigValues.checkRange(CONNECTIONS, connections, 1, 64);
         this.requestTimeoutMs = (int) ConfigValues.checkRange(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, MAX_MILLIS);
         this.connectTimeoutMs = (int) ConfigValues.checkRange(CONNECT_TIMEOUT_MS, connectTimeoutMs, 1, MAX_MILLIS);
@@ -56,6 +63,7 @@ public final class RemoteTmConfig {
                 TmServerConfig.MAX_MAX_FRAME_BYTES);
         this.statusTimeoutMs = (int) ConfigValues.checkRange(STATUS_TIMEOUT_MS, statusTimeoutMs, 1, MAX_MILLIS);
         this.sslContext = sslContext;
+        this.spinMicros = ConfigValues.checkRange(SPIN_US, spinMicros, 0, AdaptiveSpin.MAX_WINDOW_MICROS);
     }
 
     public static RemoteTmConfig defaults() {
@@ -82,7 +90,8 @@ public final class RemoteTmConfig {
                 (int) ConfigValues.number(lookup, MAX_FRAME_BYTES, DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES,
                         TmServerConfig.MAX_MAX_FRAME_BYTES),
                 (int) ConfigValues.number(lookup, STATUS_TIMEOUT_MS, DEFAULT_STATUS_TIMEOUT_MS, 1, MAX_MILLIS),
-                ssl);
+                ssl,
+                ConfigValues.number(lookup, SPIN_US, DEFAULT_SPIN_US, 0, AdaptiveSpin.MAX_WINDOW_MICROS));
     }
 
     /** Channels shared by every thread of the client; requests are pipelined on them. */
@@ -130,34 +139,47 @@ public final class RemoteTmConfig {
         return sslContext;
     }
 
+    /**
+     * Microseconds the I/O threads poll after their last work, and a caller waiting alone spins, before sleeping
+     * (0: never). Costs a little CPU after each request to save the wake-up of a sleeping thread per answer.
+     */
+    public long spinMicros() {
+        return spinMicros;
+    }
+
+    public RemoteTmConfig withSpinMicros(long micros) {
+        return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
+                statusTimeoutMs, sslContext, micros);
+    }
+
     public RemoteTmConfig withConnections(int count) {
         return new RemoteTmConfig(count, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
-                statusTimeoutMs, sslContext);
+                statusTimeoutMs, sslContext, spinMicros);
     }
 
     public RemoteTmConfig withRequestTimeoutMs(int millis) {
         return new RemoteTmConfig(connections, millis, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
-                statusTimeoutMs, sslContext);
+                statusTimeoutMs, sslContext, spinMicros);
     }
 
     public RemoteTmConfig withConnectTimeoutMs(int millis) {
         return new RemoteTmConfig(connections, requestTimeoutMs, millis, pingIntervalMs, maxFrameBytes,
-                statusTimeoutMs, sslContext);
+                statusTimeoutMs, sslContext, spinMicros);
     }
 
     public RemoteTmConfig withPingIntervalMs(int millis) {
         return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, millis, maxFrameBytes,
-                statusTimeoutMs, sslContext);
+                statusTimeoutMs, sslContext, spinMicros);
     }
 
     public RemoteTmConfig withMaxFrameBytes(int bytes) {
         return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, bytes,
-                statusTimeoutMs, sslContext);
+                statusTimeoutMs, sslContext, spinMicros);
     }
 
     public RemoteTmConfig withStatusTimeoutMs(int millis) {
         return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
-                millis, sslContext);
+                millis, sslContext, spinMicros);
     }
 
     /** A client-side context ({@code SslContextBuilder.forClient}), or null for plain TCP. */
@@ -167,14 +189,14 @@ public final class RemoteTmConfig {
                     + ".forClient), got a server one");
         }
         return new RemoteTmConfig(connections, requestTimeoutMs, connectTimeoutMs, pingIntervalMs, maxFrameBytes,
-                statusTimeoutMs, context);
+                statusTimeoutMs, context, spinMicros);
     }
 
     @Override
     public String toString() {
         return "RemoteTmConfig{connections=" + connections + ", requestTimeoutMs=" + requestTimeoutMs
                 + ", connectTimeoutMs=" + connectTimeoutMs + ", pingIntervalMs=" + pingIntervalMs
-                + ", maxFrameBytes=" + maxFrameBytes + ", statusTimeoutMs=" + statusTimeoutMs + ", tls="
-                + (sslContext != null) + "}";
+                + ", maxFrameBytes=" + maxFrameBytes + ", statusTimeoutMs=" + statusTimeoutMs + ", spinMicros="
+                + spinMicros + ", tls=" + (sslContext != null) + "}";
     }
 }

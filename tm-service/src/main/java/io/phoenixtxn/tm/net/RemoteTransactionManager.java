@@ -2,6 +2,7 @@ package io.phoenixtxn.tm.net;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.phoenixtxn.tm.CommitDecision;
+import io.phoenixtxn.tm.ConflictKeys;
 import io.phoenixtxn.tm.PendingStatus;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManager;
@@ -60,6 +61,9 @@ public final class RemoteTransactionManager implements TransactionManager {
     private final ExecutorService control;
     /** A background reconnect for pending-status questions is queued or running (one at a time). */
     private final AtomicBoolean reconnecting = new AtomicBoolean();
+    /** A caller is polling for its answer ({@link #await}); others sleep. */
+    private final AtomicBoolean spinning = new AtomicBoolean();
+    private final long spinNanos;
     /**
      * Longest a blocking call waits: two attempts, each a connect, a handshake (connect + request timeout) and a
      * request. A safety net only: every step has its own, shorter timeout.
@@ -75,6 +79,7 @@ public final class RemoteTransactionManager implements TransactionManager {
                 new LinkedBlockingQueue<>(CONTROL_QUEUE), new DefaultThreadFactory("phoenix-txn-tm-client-control",
                 true));
         this.maxWaitMs = 4L * (config.connectTimeoutMs() + config.requestTimeoutMs()) + 1_000;
+        this.spinNanos = config.spinMicros() * 1_000;
     }
 
     /**
@@ -310,7 +315,9 @@ public final class RemoteTransactionManager implements TransactionManager {
                     + RemoteTmConfig.MAX_FRAME_BYTES + "=" + config.maxFrameBytes() + "; split the transaction,"
                     + " or raise the limit on client and server (" + TmServerConfig.MAX_FRAME_BYTES + ")"));
         }
-        long[] rows = copy ? rowHashes.clone() : rowHashes;
+        // Sorted for the TM's conflict table and deduplicated here, on the caller's thread, so the TM only checks
+        // the order; a new array, so the caller may reuse its own at once.
+        long[] rows = ConflictKeys.inTableOrder(rowHashes);
         long[] tables = copy ? tableIds.clone() : tableIds;
         return send(id -> new Message.Commit(id, txId, conflictsSince, rows, tables)).thenApply(RemoteTransactionManager::decision);
     }
@@ -388,7 +395,23 @@ public final class RemoteTransactionManager implements TransactionManager {
         }
     }
 
+    /**
+     * Waits for an answer. A caller that is the only one waiting first polls for up to the spin window, yielding
+     * the CPU between polls: an answer that comes within it costs no sleep and no wake-up (tens of microseconds on
+     * a virtual machine). With more callers waiting they sleep at once, so polling never competes with the I/O
+     * threads for the CPU.
+     */
     private <T> T await(CompletableFuture<T> future, String what) throws TmException {
+        if (!future.isDone() && spinNanos > 0 && spinning.compareAndSet(false, true)) {
+            try {
+                long end = System.nanoTime() + spinNanos;
+                while (!future.isDone() && System.nanoTime() - end < 0) {
+                    Thread.yield();
+                }
+            } finally {
+                spinning.set(false);
+            }
+        }
         try {
             return future.get(maxWaitMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -16,7 +16,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs requests against the {@link TransactionManager} on worker threads and writes the answers back.
+ * Runs requests against the {@link TransactionManager} on worker threads and writes the answers back: every request
+ * of a TM that does not decide in batches, and the requests a {@link BatchDecider} does not take (fences, pending
+ * status, keep-alives, horizons, low-water mark; a new request type lands here until it is given a batch path).
  *
  * <p>Why not on the event loop: the core's calls are usually microseconds, but some block. {@code begin} and
  * {@code commit} may hit a timestamp-epoch reservation (a ZooKeeper compare-and-set under HA), {@code fence}
@@ -36,12 +38,23 @@ final class RequestDispatcher implements AutoCloseable {
 
     private final TransactionManager tm;
     private final ThreadPoolExecutor workers;
+    private final BatchDecider batches;
 
     RequestDispatcher(TransactionManager tm, int threads) {
         this.tm = tm;
         this.workers = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(MAX_QUEUED_REQUESTS), new DefaultThreadFactory("phoenix-txn-tm-worker",
                 true));
+        this.batches = tm instanceof io.phoenixtxn.tm.BatchingTransactionManager batching
+                ? new BatchDecider(batching, workers) : null;
+    }
+
+    /**
+     * The pipeline for BEGIN, COMMIT and FINISHED, or null if this TM decides one request at a time (then every
+     * request takes {@link #dispatch}).
+     */
+    BatchDecider batches() {
+        return batches;
     }
 
     /** Queues a request; its answer is written to {@code channel} (dropped if the channel closed meanwhile). */

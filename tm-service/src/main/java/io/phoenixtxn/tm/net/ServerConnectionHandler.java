@@ -21,13 +21,17 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
     private static final Logger LOG = LoggerFactory.getLogger(ServerConnectionHandler.class);
 
     private final RequestDispatcher dispatcher;
+    private final BatchDecider batches;
     private final TmServerConfig config;
     /** Event-loop confined, like all state of this handler. */
     private boolean greeted;
     private boolean closing;
+    /** The hot requests read in this pass of the event loop, decided together when the pass ends. */
+    private RequestBatch batch = new RequestBatch();
 
     ServerConnectionHandler(RequestDispatcher dispatcher, TmServerConfig config) {
         this.dispatcher = dispatcher;
+        this.batches = dispatcher.batches();
         this.config = config;
     }
 
@@ -35,6 +39,15 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
     protected void channelRead0(ChannelHandlerContext ctx, ByteBuf frame) {
         if (closing) {
             return;
+        }
+        if (greeted && batches != null && frame.readableBytes() >= Protocol.HEADER_BYTES) {
+            int start = frame.readerIndex();
+            MessageType type = MessageType.of(frame.readByte());
+            long requestId = frame.readLong();
+            if (type != null && batch.add(type, requestId, frame)) {
+                return;
+            }
+            frame.readerIndex(start); // not a hot request, or malformed: the general path answers it
         }
         Message message;
         try {
@@ -60,6 +73,21 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
         } else {
             dispatcher.dispatch(ctx.channel(), request);
         }
+    }
+
+    /** The end of a pass over this connection's input: decide the batch read, answer it in one flush. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (!batch.isEmpty()) {
+            if (closing) {
+                batch.clear();
+            } else if (batches.decide(ctx, batch)) {
+                batch.clear();
+            } else {
+                batch = new RequestBatch(); // a worker decides that one
+            }
+        }
+        super.channelReadComplete(ctx);
     }
 
     private void greet(ChannelHandlerContext ctx, Message.Request request) {

@@ -8,9 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.phoenixtxn.tm.TmException;
@@ -57,15 +55,15 @@ public final class TmServer implements AutoCloseable {
     public static TmServer start(TransactionManager tm, TmServerConfig config) throws TmException {
         Objects.requireNonNull(tm, "tm");
         Objects.requireNonNull(config, "config");
-        EventLoopGroup acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("phoenix-txn-tm-accept",
+        EventLoopGroup acceptGroup = Transports.eventLoops(1, new DefaultThreadFactory("phoenix-txn-tm-accept",
                 true));
-        EventLoopGroup ioGroup = new NioEventLoopGroup(config.ioThreads(), new DefaultThreadFactory(
-                "phoenix-txn-tm-io", true));
+        EventLoopGroup ioGroup = Transports.eventLoops(config.ioThreads(), new DefaultThreadFactory(
+                "phoenix-txn-tm-io", true), config.spinMicros());
         RequestDispatcher dispatcher = new RequestDispatcher(tm, config.workerThreads());
         ChannelGroup connections = new DefaultChannelGroup("tm-connections", GlobalEventExecutor.INSTANCE);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
-                .channel(NioServerSocketChannel.class)
+                .channel(Transports.serverChannel())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
@@ -88,7 +86,7 @@ public final class TmServer implements AutoCloseable {
                     bind.cause());
         }
         TmServer server = new TmServer(acceptGroup, ioGroup, dispatcher, connections, bind.channel());
-        LOG.info("TM server listening on {} ({})", server.address, config);
+        LOG.info("TM server listening on {} ({}, {} transport)", server.address, config, Transports.name());
         return server;
     }
 

@@ -19,12 +19,19 @@ public final class TmServerConfig {
     public static final String TLS_CERT_FILE = "phoenix.txn.tm.server.tls.cert.file";
     /** PEM private key (unencrypted PKCS#8) of {@link #TLS_CERT_FILE}. */
     public static final String TLS_KEY_FILE = "phoenix.txn.tm.server.tls.key.file";
+    /**
+     * How long (microseconds) an I/O thread keeps polling for the next frame after its last work before it sleeps
+     * ({@link AdaptiveSpin}); 0 sleeps at once.
+     */
+    public static final String SPIN_US = "phoenix.txn.tm.server.spin.us";
 
     public static final String DEFAULT_HOST = "127.0.0.1";
     public static final int DEFAULT_PORT = 24680;
     public static final int DEFAULT_MAX_FRAME_BYTES = Protocol.DEFAULT_MAX_FRAME_BYTES;
     /** Clients ping well within this (they learn it in the handshake), so only dead clients hit it. */
     public static final int DEFAULT_IDLE_TIMEOUT_S = 60;
+    /** A round trip's worth: a client that is pipelining sends its next frame well within it. */
+    public static final long DEFAULT_SPIN_US = 50;
     /** The frame length field is an int and the decoder adds its own 4 bytes to the limit. */
     static final int MAX_MAX_FRAME_BYTES = Integer.MAX_VALUE - Protocol.LENGTH_FIELD_BYTES;
     private static final int MIN_MAX_FRAME_BYTES = 1024;
@@ -36,9 +43,10 @@ public final class TmServerConfig {
     private final int workerThreads;
     private final int idleTimeoutSeconds;
     private final SslContext sslContext;
+    private final long spinMicros;
 
     private TmServerConfig(String host, int port, int maxFrameBytes, int ioThreads, int workerThreads,
-                           int idleTimeoutSeconds, SslContext sslContext) {
+                           int idleTimeoutSeconds, SslContext sslContext, long spinMicros) {
         if (host == null || host.isBlank()) {
             throw new IllegalArgumentException(HOST + " is empty; use an address to listen on, e.g. 0.0.0.0");
         }
@@ -51,6 +59,7 @@ public final class TmServerConfig {
         this.idleTimeoutSeconds = (int) ConfigValues.checkRange(IDLE_TIMEOUT_S, idleTimeoutSeconds, 1,
                 Integer.MAX_VALUE / 1000);
         this.sslContext = sslContext;
+        this.spinMicros = ConfigValues.checkRange(SPIN_US, spinMicros, 0, AdaptiveSpin.MAX_WINDOW_MICROS);
     }
 
     /** Every default: 127.0.0.1:{@value #DEFAULT_PORT}, 16 MiB frames, 60 s idle timeout, no TLS. */
@@ -78,7 +87,8 @@ public final class TmServerConfig {
                 (int) ConfigValues.number(lookup, WORKER_THREADS, ConfigValues.defaultThreads(8), 1, 1024),
                 (int) ConfigValues.number(lookup, IDLE_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S, 1,
                         Integer.MAX_VALUE / 1000),
-                ssl);
+                ssl,
+                ConfigValues.number(lookup, SPIN_US, DEFAULT_SPIN_US, 0, AdaptiveSpin.MAX_WINDOW_MICROS));
     }
 
     public String host() {
@@ -115,31 +125,44 @@ public final class TmServerConfig {
         return sslContext;
     }
 
+    /** Microseconds an I/O thread polls for more frames after its last work before it sleeps (0: never polls). */
+    public long spinMicros() {
+        return spinMicros;
+    }
+
+    public TmServerConfig withSpinMicros(long micros) {
+        return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds, sslContext,
+                micros);
+    }
+
     public TmServerConfig withHost(String newHost) {
         return new TmServerConfig(newHost, port, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds,
-                sslContext);
+                sslContext, spinMicros);
     }
 
     public TmServerConfig withPort(int newPort) {
         return new TmServerConfig(host, newPort, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds,
-                sslContext);
+                sslContext, spinMicros);
     }
 
     public TmServerConfig withMaxFrameBytes(int bytes) {
-        return new TmServerConfig(host, port, bytes, ioThreads, workerThreads, idleTimeoutSeconds, sslContext);
+        return new TmServerConfig(host, port, bytes, ioThreads, workerThreads, idleTimeoutSeconds, sslContext,
+                spinMicros);
     }
 
     public TmServerConfig withIoThreads(int threads) {
         return new TmServerConfig(host, port, maxFrameBytes, threads, workerThreads, idleTimeoutSeconds,
-                sslContext);
+                sslContext, spinMicros);
     }
 
     public TmServerConfig withWorkerThreads(int threads) {
-        return new TmServerConfig(host, port, maxFrameBytes, ioThreads, threads, idleTimeoutSeconds, sslContext);
+        return new TmServerConfig(host, port, maxFrameBytes, ioThreads, threads, idleTimeoutSeconds, sslContext,
+                spinMicros);
     }
 
     public TmServerConfig withIdleTimeoutSeconds(int seconds) {
-        return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, seconds, sslContext);
+        return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, seconds, sslContext,
+                spinMicros);
     }
 
     /** A server-side context ({@code SslContextBuilder.forServer}), or null for plain TCP. */
@@ -149,13 +172,13 @@ public final class TmServerConfig {
                     + ".forServer), got a client one");
         }
         return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds,
-                context);
+                context, spinMicros);
     }
 
     @Override
     public String toString() {
         return "TmServerConfig{" + host + ":" + port + ", maxFrameBytes=" + maxFrameBytes + ", ioThreads="
                 + ioThreads + ", workerThreads=" + workerThreads + ", idleTimeoutSeconds=" + idleTimeoutSeconds
-                + ", tls=" + (sslContext != null) + "}";
+                + ", spinMicros=" + spinMicros + ", tls=" + (sslContext != null) + "}";
     }
 }

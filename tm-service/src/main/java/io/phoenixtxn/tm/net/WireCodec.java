@@ -24,14 +24,24 @@ final class WireCodec {
 
     /** The whole frame, length field included, in one exactly sized buffer. */
     static ByteBuf encode(Message message, ByteBufAllocator alloc) {
+        ByteBuf out = alloc.ioBuffer(frameBytes(message));
+        write(message, out);
+        return out;
+    }
+
+    /** Bytes of {@code message}'s whole frame, length field included. */
+    static int frameBytes(Message message) {
         String errorText = message instanceof Message.ErrorReply e ? errorText(e.message()) : null;
-        int body = Protocol.HEADER_BYTES + payloadBytes(message, errorText);
-        ByteBuf out = alloc.ioBuffer(Protocol.LENGTH_FIELD_BYTES + body);
-        out.writeInt(body);
+        return Protocol.LENGTH_FIELD_BYTES + Protocol.HEADER_BYTES + payloadBytes(message, errorText);
+    }
+
+    /** Appends {@code message}'s whole frame to {@code out}: many frames share one buffer and one flush. */
+    static void write(Message message, ByteBuf out) {
+        String errorText = message instanceof Message.ErrorReply e ? errorText(e.message()) : null;
+        out.writeInt(Protocol.HEADER_BYTES + payloadBytes(message, errorText));
         out.writeByte(message.type().code());
         out.writeLong(message.requestId());
         writePayload(message, errorText, out);
-        return out;
     }
 
     private static int payloadBytes(Message message, String errorText) {

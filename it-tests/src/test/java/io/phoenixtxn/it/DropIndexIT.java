@@ -1,0 +1,79 @@
+package io.phoenixtxn.it;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * DROP INDEX while clients of other connection services (other JVMs) hold metadata that still lists the index.
+ * Phoenix computes a transaction's index rows at commit from the table as the statement resolved it, so a client
+ * that buffered an UPSERT before another client's DROP INDEX sends index rows to a table that is gone. The index is
+ * dropped; those rows have nowhere to be and nobody to be read by: the commit must succeed with the data rows
+ * (measured before the fix: a failed commit per such transaction, RetriesExhaustedWithDetailsException on the
+ * dropped index table).
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class DropIndexIT {
+    private String table;
+    private String index;
+
+    @BeforeEach
+    void createTableAndIndex() throws SQLException {
+        table = SharedStack.uniqueTable("DROPIDX");
+        index = table + "_V";
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true");
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (N)");
+            c.setAutoCommit(false);
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one', 100)");
+            c.commit();
+        }
+    }
+
+    @Test
+    void aTransactionBufferedBeforeAnotherClientDroppedTheIndexCommits() throws Exception {
+        try (Connection a = SharedStack.connectAsAnotherClient(); Statement s = a.createStatement()) {
+            a.setAutoCommit(false);
+            assertEquals(100, n(s, 1), "A reads (its metadata lists the index)");
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one', 90)");
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (2, 'two', 5)");
+            dropIndexFromThisClient();
+            a.commit(); // index maintenance for the dropped index: nowhere to go, and not an error
+        }
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            assertEquals(90, n(s, 1));
+            assertEquals(5, n(s, 2));
+        }
+    }
+
+    @Test
+    void aTransactionOfTheDroppingClientsOwnServiceIsNotAffected() throws Exception {
+        try (Connection a = SharedStack.connect(); Statement s = a.createStatement()) {
+            a.setAutoCommit(false);
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (3, 'three', 7)");
+            dropIndexFromThisClient();
+            a.commit();
+            assertEquals(7, n(s, 3));
+        }
+    }
+
+    private void dropIndexFromThisClient() throws SQLException {
+        try (Connection b = SharedStack.connect(); Statement ddl = b.createStatement()) {
+            ddl.execute("DROP INDEX " + index + " ON " + table);
+        }
+    }
+
+    private long n(Statement s, long k) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT N FROM " + table + " WHERE K = " + k)) {
+            return rs.next() ? rs.getLong(1) : -1;
+        }
+    }
+}
