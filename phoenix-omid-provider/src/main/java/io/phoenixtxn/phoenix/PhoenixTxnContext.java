@@ -6,6 +6,7 @@ import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.WriteMode;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.TxnInDoubtException;
 import io.phoenixtxn.snapshot.CheckpointLimitException;
 import io.phoenixtxn.snapshot.Snapshot;
@@ -187,6 +188,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         long fence;
         try (Admin admin = connection.getQueryServices().getAdmin()) {
             IndexTtlSync.sync(connection, admin, dataTable); // before the fence: the index is never active without the TTL
+            // Before the fence: fast-path writes maintain no index. Once disable returns every region was reopened
+            // and refuses them, and each one served before drew its version below the fence drawn next.
+            FastPathSwitch.disable(admin, physical);
             fence = client.fence(physical);
         } catch (IOException | RuntimeException e) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)

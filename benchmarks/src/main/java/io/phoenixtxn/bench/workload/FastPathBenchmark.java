@@ -6,11 +6,13 @@ import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.client.fastpath.FastPathClient;
 import io.phoenixtxn.client.fastpath.FastPathFunction;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.stack.EmbeddedStack;
 import io.phoenixtxn.tm.discovery.TmHandle;
 import io.phoenixtxn.tm.discovery.TmLocator;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
@@ -73,6 +75,9 @@ public final class FastPathBenchmark {
         Connection hbase = stack.hbase().getConnection();
         TableName plain = ClientWorkload.create(hbase, "BENCH_FP_PLAIN", false);
         TableName fast = ClientWorkload.create(hbase, "BENCH_FP_FAST", true);
+        try (Admin admin = hbase.getAdmin()) {
+            FastPathSwitch.enable(admin, fast); // opt-in
+        }
         TableName regular = ClientWorkload.create(hbase, "BENCH_FP_REGULAR", true);
         try (TmHandle tm = TmLocator.locate(stack.configuration()::get);
              TxnClient client = new TxnClient(hbase, tm, TxnClientConfig.from(stack.configuration()::get))) {

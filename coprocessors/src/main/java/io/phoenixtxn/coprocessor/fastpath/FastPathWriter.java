@@ -26,7 +26,7 @@ import java.util.TreeMap;
  * the row locked exclusively by its carrier increment, so that reading the row, numbering the write and writing it are
  * one atomic step:
  * <ol>
- *   <li>refused when the table has the fast path disabled ({@link FastPathSwitch}), or the region has no bootstrapped
+ *   <li>refused when the table does not have the fast path enabled ({@link FastPathSwitch}), or the region has no bootstrapped
  *       clock (no TM answered);</li>
  *   <li>aborted when the row has a version whose writer may still commit, or a version committed above the bound;</li>
  *   <li>brwc: the function computes the new values from the row's latest committed ones (it may write nothing);</li>
@@ -67,9 +67,9 @@ final class FastPathWriter {
         FastPathRequest request = FastPathRequest.decode(FastPathWire.requestOf(carrier));
         if (!FastPathSwitch.isEnabled(region.getTableDescriptor())) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.FENCED, "table " + table()
-                    + " has the fast path disabled (" + FastPathSwitch.ATTRIBUTE + "=false: an index is being built"
-                    + " or exists, and fast-path writes maintain none); write it in a regular transaction that"
-                    + " maintains its indexes");
+                    + " does not have the fast path enabled (it is opt-in: descriptor attribute "
+                    + FastPathSwitch.ATTRIBUTE + "=true, set by FastPathSwitch.enable on a table without indexes;"
+                    + " an index build turns it off); write it in a regular transaction, which maintains indexes");
         }
         if (!bootstrap.await(bootstrapWaitMs)) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.SLOT_UNAVAILABLE, "region "

@@ -8,6 +8,7 @@ import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.client.fastpath.BrwcResult;
 import io.phoenixtxn.client.fastpath.FastPathAbortedException;
 import io.phoenixtxn.client.fastpath.FastPathClient;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.fastpath.FastPathFunction;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.tm.discovery.TmHandle;
@@ -95,7 +96,8 @@ class FastPathFailoverIT {
             admin.createTable(TableDescriptorBuilder.newBuilder(name)
                     .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY)
                             .setMaxVersions(Integer.MAX_VALUE).build())
-                    .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER).build());
+                    .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER)
+                    .setValue(FastPathSwitch.ATTRIBUTE, "true").build());
         }
         FastPathClient fastPath = new FastPathClient(client);
         AtomicLong acked = new AtomicLong();

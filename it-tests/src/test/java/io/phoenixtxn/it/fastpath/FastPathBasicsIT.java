@@ -123,6 +123,21 @@ class FastPathBasicsIT {
     }
 
     @Test
+    void theFastPathIsOptInATableWithoutTheAttributeRefusesFastPathWrites() throws Exception {
+        TableName name = FastPathFixture.createTable("fp_optin", false);
+        try (FastPathTable t = fx.fastPathTable(name); Admin admin = FastPathFixture.hbase().getAdmin()) {
+            FastPathAbortedException refused = assertThrows(FastPathAbortedException.class,
+                    () -> t.bwc(FastPathFixture.put("o", 1)));
+            assertSame(FastPathAbortedException.Reason.FENCED, refused.reason());
+            assertTrue(refused.getMessage().contains(FastPathSwitch.ATTRIBUTE + "=true"), refused.getMessage());
+            assertNull(fx.readRegular(name, "o"), "nothing written");
+            FastPathSwitch.enable(admin, name);
+            t.bwc(FastPathFixture.put("o", 2));
+            assertEquals(2L, fx.readRegular(name, "o"));
+        }
+    }
+
+    @Test
     void aTableWithTheFastPathDisabledRefusesFastPathWritesButNotReads() throws Exception {
         TableName name = FastPathFixture.createTable("fp_switch");
         try (FastPathTable t = fx.fastPathTable(name); Admin admin = FastPathFixture.hbase().getAdmin()) {

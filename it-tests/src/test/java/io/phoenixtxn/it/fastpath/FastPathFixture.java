@@ -6,6 +6,7 @@ import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.client.fastpath.FastPathClient;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.tm.TmException;
@@ -62,14 +63,23 @@ final class FastPathFixture implements AutoCloseable {
         return SharedStack.get().hbase().getConnection();
     }
 
-    /** A table with one family, every version kept, and our observer. */
+    /** A table with one family, every version kept, our observer, and the fast path enabled. */
     static TableName createTable(String prefix) throws IOException {
+        return createTable(prefix, true);
+    }
+
+    /** As {@link #createTable(String)}, with the fast path enabled ({@link FastPathSwitch}) or not (the default). */
+    static TableName createTable(String prefix, boolean fastPath) throws IOException {
         TableName name = TableName.valueOf(SharedStack.uniqueTable(prefix));
+        TableDescriptorBuilder table = TableDescriptorBuilder.newBuilder(name)
+                .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY)
+                        .setMaxVersions(Integer.MAX_VALUE).build())
+                .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER);
+        if (fastPath) {
+            table.setValue(FastPathSwitch.ATTRIBUTE, "true");
+        }
         try (Admin admin = hbase().getAdmin()) {
-            admin.createTable(TableDescriptorBuilder.newBuilder(name)
-                    .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY)
-                            .setMaxVersions(Integer.MAX_VALUE).build())
-                    .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER).build());
+            admin.createTable(table.build());
         }
         return name;
     }

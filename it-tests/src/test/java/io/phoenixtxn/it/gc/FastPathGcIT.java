@@ -4,10 +4,12 @@ import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.fastpath.FastPathClient;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -52,6 +54,9 @@ class FastPathGcIT {
     @Test
     void theNewestFastPathCommitSurvivesCompactionsUnderAndAfterAReader() throws Exception {
         TableName name = stack.createTable("fp_gc");
+        try (Admin admin = stack.hbase().getAdmin()) {
+            FastPathSwitch.enable(admin, name);
+        }
         FastPathClient fastPath = new FastPathClient(txns.client());
         try (TransactionalTable t = txns.table(name); FastPathTable fp = fastPath.table(name)) {
             txns.commitValue(t, "x", "regular");

@@ -28,8 +28,9 @@ public class FastPathAbortedException extends DoNotRetryIOException {
          */
         SLOT_UNAVAILABLE(true),
         /**
-         * The table has the fast path disabled (an index is being built, or was: its fast-path writes would not
-         * maintain it). The retry must maintain the table's indexes, which only its metadata (Phoenix) knows.
+         * The table does not have the fast path enabled (it is opt-in, and an index build turns it off: fast-path
+         * writes maintain no index). The retry must maintain the table's indexes, which only its metadata (Phoenix)
+         * knows.
          */
         FENCED(false);
 

@@ -6,6 +6,7 @@ import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.client.fastpath.FastPathClient;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.client.fastpath.FastPathWriteConflictException;
 import io.phoenixtxn.coprocessor.SnapshotReadObserver;
@@ -327,7 +328,8 @@ class FastPathRegionMovesIT {
             admin.createTable(TableDescriptorBuilder.newBuilder(name)
                     .setColumnFamily(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY)
                             .setMaxVersions(Integer.MAX_VALUE).build())
-                    .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER).build());
+                    .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER)
+                    .setValue(FastPathSwitch.ATTRIBUTE, "true").build());
         }
         return name;
     }
