@@ -182,6 +182,13 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     }
 
     @Override
+    public Result preIncrement(ObserverContext<RegionCoprocessorEnvironment> ctx, Increment increment)
+            throws IOException {
+        fastPath.beforeWrite(increment); // before the row lock: the bootstrap wait holds back no other writer
+        return null;
+    }
+
+    @Override
     public List<Pair<Cell, Cell>> postIncrementBeforeWAL(ObserverContext<RegionCoprocessorEnvironment> ctx,
                                                          Mutation mutation, List<Pair<Cell, Cell>> cellPairs)
             throws IOException {

@@ -3,6 +3,7 @@ package io.phoenixtxn.coprocessor.fastpath;
 import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.fastpath.FastPathWire;
+import io.phoenixtxn.coprocessor.GcHorizon;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManager;
@@ -31,8 +32,8 @@ import java.util.function.Supplier;
  *   <li>puts of commit cells bump it to their commit timestamp (Alg. 4 preUpdate), and tentative writes are refused
  *       when their row holds a fast-path commit newer than their transaction's start ({@link #beforeBatch}; Alg. 4
  *       prePut, {@link TentativeWriteCheck});</li>
- *   <li>fast-path reads ({@link #serveRead}) and writes ({@link #write}, {@link #answer}; Alg. 4 putVersion,
- *       {@link FastPathWriter}).</li>
+ *   <li>fast-path reads ({@link #serveRead}) and writes ({@link #beforeWrite} admits them before HBase locks the
+ *       row, {@link #write}, {@link #answer}; Alg. 4 putVersion, {@link FastPathWriter}).</li>
  * </ul>
  * A region opened here bootstraps its clock from the TM in the background ({@link #regionOpened}).
  */
@@ -53,13 +54,14 @@ public final class FastPathRegion {
 
     private FastPathRegion(RegionCoprocessorEnvironment env, CommitTable commitTable, TimestampSource timestamps,
                            CommitTableVerifier verifier, FastPathConfig config) {
-        this.clock = RegionServerClocks.of(env.getServerName().toString(), timestamps);
+        this.clock = RegionServerClocks.of(env.getServerName().toString(), timestamps,
+                config.slotMaxAgeMs());
         this.bootstrap = new RegionBootstrap(clock, timestamps);
         this.inFlight = new InFlightWrites(config.readWaitMs());
         this.rows = new RowReader(env.getRegion(), commitTable);
         this.tentativeWrites = new TentativeWriteCheck(env.getRegion(), rows, bootstrap, clock);
         this.writer = new FastPathWriter(env.getRegion(), rows, bootstrap, clock, inFlight, tentativeWrites,
-                config.bootstrapWaitMs());
+                config.bootstrapWaitMs(), () -> GcHorizon.current().gc());
         this.verifier = verifier;
     }
 
@@ -112,6 +114,14 @@ public final class FastPathRegion {
     /** preBatchMutate: post-commit bumps and the check of tentative writes against fast-path commits. */
     public void beforeBatch(MiniBatchOperationInProgress<Mutation> batch) throws IOException {
         tentativeWrites.check(batch);
+    }
+
+    /** preIncrement (no lock held yet): admits a carrier, or refuses it; other increments pass. May wait. */
+    public void beforeWrite(Increment increment) throws IOException {
+        if (FastPathWire.requestOf(increment) != null) {
+            verifier.verify(increment, "fast-path write");
+            writer.admit(increment);
+        }
     }
 
     /** postIncrementBeforeWAL: a fast-path write replaces the cells of its carrier; other increments pass. */

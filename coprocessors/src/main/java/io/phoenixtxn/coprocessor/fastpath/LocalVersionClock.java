@@ -2,8 +2,13 @@ package io.phoenixtxn.coprocessor.fastpath;
 
 import io.phoenixtxn.snapshot.TimestampLayout;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * A region server's local version clock (LVC; VLDB'18 sec. 4.3, Lorra draft sec. 5.1): the versions of its fast-path
@@ -18,7 +23,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       fresh slot of its {@link SlotReserve} (refilled ahead, from half the slot on); without one, no version
  *       (the write aborts and its client retries on the regular path).</li>
  * </ul>
- * Invariants: it never goes backwards (compare-and-set only upwards), and it never leaves a slot the TM issued (it
+ * Versions carry wall-clock milliseconds (design.md sec. 2) and TTLs expire by them, but the clock moves only on reads,
+ * post-commits, bootstraps and slot exhaustion: left alone it would lag wall time by minutes, and a write could expire
+ * on arrival. So it never draws from a slot whose millisecond is more than the maximum slot age behind the wall clock
+ * ({@value FastPathConfig#SLOT_MAX_AGE_MS}): such a draw switches to a reserved slot young enough, or yields no version;
+ * {@link #freshen} (run before the row is locked) moves it to a fresh TM timestamp when its slot has aged.
+ *
+ * <p>Invariants: it never goes backwards (compare-and-set only upwards), and it never leaves a slot the TM issued (it
  * moves only to TM timestamps and to offsets of their slots), so a fresh TM timestamp is above every version any
  * clock produced before it was issued. The clock is in memory only: a region opened on a server (move, split, merge,
  * crash recovery) bootstraps before its first fast-path write ({@link FastPathRegion}).
@@ -37,9 +48,24 @@ public final class LocalVersionClock {
     /** Draws now between finding their slot used up and settling (a switch to a reserved slot, or none). */
     private final AtomicInteger switching = new AtomicInteger();
     private final SlotReserve reserve;
+    private final TimestampSource source;
+    /** 0: slots never age. */
+    private final long maxSlotAgeMs;
+    private final LongSupplier wallMillis;
 
+    /** A clock whose slots never age (tests of the slot mechanics). */
     public LocalVersionClock(TimestampSource source) {
+        this(source, 0, System::currentTimeMillis);
+    }
+
+    /**
+     * @param maxSlotAgeMs how far behind {@code wallMillis} a slot's millisecond may be for a draw from it; 0: no limit
+     */
+    public LocalVersionClock(TimestampSource source, long maxSlotAgeMs, LongSupplier wallMillis) {
         this.reserve = new SlotReserve(source);
+        this.source = source;
+        this.maxSlotAgeMs = maxSlotAgeMs;
+        this.wallMillis = wallMillis;
     }
 
     /** The newest value the clock has reached (0 before anything bumped it). */
@@ -68,7 +94,11 @@ public final class LocalVersionClock {
             if (c <= 0) {
                 return NONE; // never bootstrapped: no slot of its own
             }
+            long tooOldBelow = tooOldBelow();
             long candidate = successorInSlot(c);
+            if (candidate != NONE && candidate < tooOldBelow) {
+                candidate = NONE; // the slot aged: a version from it could lag wall time past a TTL
+            }
             if (candidate != NONE) {
                 if (current.compareAndSet(c, candidate)) {
                     if (TimestampLayout.offsetInSlot(candidate) >= REFILL_OFFSET) {
@@ -80,10 +110,11 @@ public final class LocalVersionClock {
             }
             switching.incrementAndGet();
             try {
-                long taken = reserve.takeAbove(c);
+                long floor = tooOldBelow == Long.MIN_VALUE ? c : Math.max(c, tooOldBelow - 1); // reserved slots age too
+                long taken = reserve.takeAbove(floor);
                 if (taken < 0) {
-                    reserve.refill(c); // a TM in this process answers at once
-                    taken = reserve.takeAbove(c);
+                    reserve.refill(floor); // a TM in this process answers at once
+                    taken = reserve.takeAbove(floor);
                 }
                 if (taken >= 0) {
                     long first = taken + TimestampLayout.FAST_PATH_FIRST_OFFSET;
@@ -106,6 +137,40 @@ public final class LocalVersionClock {
             }
             return NONE;
         }
+    }
+
+    /**
+     * Before a fast-path write locks its row: when the clock's slot has aged past the maximum slot age, asks the TM for a
+     * fresh timestamp and waits up to {@code waitMs} for it, then bumps the clock to it (as a bootstrap does: every
+     * version drawn from there on is above it and young). Without an answer in time the draw will find no version.
+     */
+    void freshen(long waitMs) {
+        if (maxSlotAgeMs <= 0 || current.get() <= 0 || current.get() >= tooOldBelow()) {
+            return;
+        }
+        CompletableFuture<Long> fresh;
+        try {
+            fresh = source.fresh();
+        } catch (RuntimeException e) {
+            return;
+        }
+        try {
+            bump(fresh.get(waitMs, TimeUnit.MILLISECONDS));
+            refill();
+        } catch (ExecutionException | TimeoutException e) {
+            // no TM answered in time: the draw aborts (SLOT_UNAVAILABLE) and the client retries on the regular path
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Versions below this are too old to draw; {@link Long#MIN_VALUE} without a maximum slot age. */
+    private long tooOldBelow() {
+        if (maxSlotAgeMs <= 0) {
+            return Long.MIN_VALUE;
+        }
+        long millis = wallMillis.getAsLong() - maxSlotAgeMs;
+        return millis <= 0 ? Long.MIN_VALUE : TimestampLayout.firstSlotOfMillis(millis);
     }
 
     /** Asks for fresh slots now, without waiting (a region's bootstrap warms the reserve). */

@@ -14,7 +14,8 @@ final class RegionServerClocks {
     private RegionServerClocks() {
     }
 
-    static LocalVersionClock of(String serverName, TimestampSource source) {
-        return CLOCKS.computeIfAbsent(serverName, name -> new LocalVersionClock(source));
+    static LocalVersionClock of(String serverName, TimestampSource source, long maxSlotAgeMs) {
+        return CLOCKS.computeIfAbsent(serverName,
+                name -> new LocalVersionClock(source, maxSlotAgeMs, System::currentTimeMillis));
     }
 }

@@ -2,12 +2,14 @@ package io.phoenixtxn.coprocessor.fastpath;
 
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.OnDiskLayout;
+import io.phoenixtxn.coprocessor.FamilyTtl;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.snapshot.Visibility;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
@@ -24,7 +26,8 @@ import java.util.Map;
  * without a commit cell is decided through the commit table, then, if the table has no entry, by its commit cell read
  * again: a writer deletes its entry only after its commit cells are durable, so a commit the scan missed is found by
  * the second look (the order of CommitResolver). Without either the writer may still commit: pending. No TM question,
- * no waiting, no force-abort: the fast path never holds back a regular transaction (VLDB'18 sec. 4.2).
+ * no waiting, no force-abort: the fast path never holds back a regular transaction (VLDB'18 sec. 4.2). Values whose
+ * commit expired by the family's TTL ({@link FamilyTtl}) at the present are not visible.
  */
 final class RowReader {
     private final Region region;
@@ -44,7 +47,11 @@ final class RowReader {
                     .addColumn(column.family, OnDiskLayout.commitQualifier(column.qualifier));
             state = state.withColumn(column, scan(whole, null), resolver);
         }
-        return state;
+        // TTL at now: the fast path reads and writes at the present (its versions lag wall time by at most the
+        // clock's maximum slot age)
+        long now = TimestampLayout.firstSlotOfMillis(System.currentTimeMillis());
+        TableDescriptor table = region.getTableDescriptor();
+        return state.expiring(family -> FamilyTtl.expiredBelow(table.getColumnFamily(family), now));
     }
 
     /** The cells a region-internal scan returns for one row, copied (the scanner's memory is reused after close). */

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.function.ToLongFunction;
 
 /**
  * What the fast path needs to know of one row (VLDB'18 Alg. 4): per column, its newest committed version (data, a
@@ -28,6 +29,10 @@ import java.util.NavigableSet;
  * fast-path commit and a regular writer of a row exclude each other). A version above it without a commit cell in hand
  * is asked of the {@link Resolver}: committed (its post-commit has not run), aborted, or pending. Versions below the
  * newest committed one are not looked at: their writers can no longer commit, for the same reason.
+ *
+ * <p>A family's TTL ({@link #expiring}) hides values whose commit timestamp expired, as transactional readers and GC
+ * rule ({@code FamilyTtl}): brc does not return them and brwc computes from them as absent. The row's version still
+ * counts them (a wc bound is about commits, not values).
  */
 final class RowState {
     /** The resolver's answer for a version whose writer may still commit. */
@@ -67,12 +72,23 @@ final class RowState {
         }
     }
 
+    /** No TTL: nothing expires. */
+    static final ToLongFunction<byte[]> NO_TTL = family -> Long.MIN_VALUE;
+
     private final byte[] row;
     private final Map<String, Column> columns;
+    /** Per family: commit timestamps below this have expired. */
+    private final ToLongFunction<byte[]> expiredBelow;
 
-    private RowState(byte[] row, Map<String, Column> columns) {
+    private RowState(byte[] row, Map<String, Column> columns, ToLongFunction<byte[]> expiredBelow) {
         this.row = row;
         this.columns = columns;
+        this.expiredBelow = expiredBelow;
+    }
+
+    /** This state with the families' TTLs applied: {@code expiredBelow} gives a family's expiry bound. */
+    RowState expiring(ToLongFunction<byte[]> expiredBelow) {
+        return new RowState(row, columns, expiredBelow);
     }
 
     /**
@@ -107,7 +123,7 @@ final class RowState {
             decide(entry.getValue(), data.get(entry.getKey()), commitCells.getOrDefault(entry.getKey(), Map.of()),
                     writers, resolver, prefixLimit);
         }
-        return new RowState(row, columns);
+        return new RowState(row, columns, NO_TTL);
     }
 
     /** This state with {@code column} decided again from all its versions (see {@link RowReader}). */
@@ -121,7 +137,7 @@ final class RowState {
         } else {
             merged.put(key, decided);
         }
-        return new RowState(row, merged);
+        return new RowState(row, merged, expiredBelow);
     }
 
     private static void decide(Column column, List<Cell> versions, Map<Long, Long> commitCells,
@@ -222,7 +238,8 @@ final class RowState {
     }
 
     private Cell visible(Column c) {
-        if (c == null || c.committed == null || c.isFamilyDelete() || OnDiskLayout.isTombstone(c.committed)) {
+        if (c == null || c.committed == null || c.isFamilyDelete() || OnDiskLayout.isTombstone(c.committed)
+                || c.commitTs < expiredBelow.applyAsLong(c.family)) {
             return null;
         }
         Column marker = columns.get(key(c.family, OnDiskLayout.FAMILY_DELETE_QUALIFIER));

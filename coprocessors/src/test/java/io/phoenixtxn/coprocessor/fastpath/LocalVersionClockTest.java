@@ -166,4 +166,68 @@ class LocalVersionClockTest {
             pool.shutdownNow();
         }
     }
+
+    /** A TM whose timestamps follow {@code wall} (its millisecond), and which can be taken down. */
+    private static final class WallTm implements TimestampSource {
+        final java.util.concurrent.atomic.AtomicLong wall;
+        volatile boolean up = true;
+        private long last;
+
+        WallTm(java.util.concurrent.atomic.AtomicLong wall) {
+            this.wall = wall;
+        }
+
+        @Override
+        public synchronized java.util.concurrent.CompletableFuture<Long> fresh() {
+            if (!up) {
+                return java.util.concurrent.CompletableFuture.failedFuture(new IllegalStateException("no TM (test)"));
+            }
+            last = Math.max(TimestampLayout.nextSlotStart(last), TimestampLayout.firstSlotOfMillis(wall.get()));
+            return java.util.concurrent.CompletableFuture.completedFuture(last);
+        }
+    }
+
+    /**
+     * Versions expire by TTL by their millisecond: a slot that lags the wall clock by more than the maximum slot age
+     * is not drawn from, nor is a reserved slot fetched long ago (reserved slots are handed out oldest first).
+     */
+    @Test
+    void aSlotOlderThanTheMaximumAgeIsLeftForAFreshOneOrNoVersion() {
+        java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(
+                TimestampLayout.millisOf(SLOT));
+        WallTm tm = new WallTm(wall);
+        LocalVersionClock clock = new LocalVersionClock(tm, 1_000, wall::get);
+        clock.bump(SLOT);
+        clock.refill(); // slots reserved now, at the slot's millisecond
+        assertEquals(SLOT + 50, clock.next());
+        wall.addAndGet(999);
+        assertEquals(SLOT + 51, clock.next(), "younger than the maximum age: drawn from");
+
+        wall.addAndGet(60_000); // the clock lags a minute: nothing read, nothing committed
+        tm.up = false;
+        assertEquals(LocalVersionClock.NONE, clock.next(), "no version from an aged slot, nor an aged reserved one");
+
+        tm.up = true;
+        long fresh = clock.next();
+        assertTrue(TimestampLayout.millisOf(fresh) >= wall.get() - 1_000, "a young slot: "
+                + TimestampLayout.describe(fresh) + " at wall " + wall.get());
+        assertTrue(TimestampLayout.isFastPathVersion(fresh) && fresh > SLOT + 51);
+    }
+
+    /** Before the row is locked, an aged clock is moved to a fresh TM timestamp; a young one is left alone. */
+    @Test
+    void freshenMovesAnAgedClockToAFreshTimestamp() {
+        java.util.concurrent.atomic.AtomicLong wall = new java.util.concurrent.atomic.AtomicLong(
+                TimestampLayout.millisOf(SLOT));
+        WallTm tm = new WallTm(wall);
+        LocalVersionClock clock = new LocalVersionClock(tm, 1_000, wall::get);
+        clock.bump(SLOT);
+        clock.freshen(1_000);
+        assertEquals(SLOT, clock.current(), "young: untouched");
+        wall.addAndGet(5_000);
+        clock.freshen(1_000);
+        assertTrue(TimestampLayout.millisOf(clock.current()) >= wall.get(), clock.toString());
+        long v = clock.next();
+        assertTrue(v > clock.current() - 1 && TimestampLayout.millisOf(v) >= wall.get() - 1_000);
+    }
 }

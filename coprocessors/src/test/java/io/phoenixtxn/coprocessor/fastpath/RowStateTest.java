@@ -1,5 +1,6 @@
 package io.phoenixtxn.coprocessor.fastpath;
 
+import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.snapshot.Visibility;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -113,5 +114,19 @@ class RowStateTest {
         RowState whole = RowState.analyze(RowCells.ROW, row.cells(), row.resolver(), 0);
         assertTrue(whole.undecidedColumns().isEmpty());
         assertEquals(0, whole.version());
+    }
+
+    /** A family TTL hides expired values from brc and brwc, as transactional readers rule; the version counts them. */
+    @Test
+    void valuesWhoseCommitExpiredByTheFamilysTtlAreNotVisible() throws Exception {
+        long later = TimestampLayout.firstSlotOfMillis(RowCells.MILLIS + 10_000);
+        RowState s = new RowCells().committed("old", fp(1, 0), fp(1, 0), 10)
+                .committed("new", later + 50, later + 50, 11).analyze()
+                .expiring(family -> TimestampLayout.firstSlotOfMillis(RowCells.MILLIS + 5_000));
+        assertNull(s.committedValue(F, q("old")), "expired: a brwc computes from it as absent");
+        assertArrayEquals(Bytes.toBytes(11L), s.committedValue(F, q("new")));
+        List<Cell> visible = s.visibleCells(Map.of());
+        assertEquals(1, visible.size(), "brc returns only the live value: " + visible);
+        assertEquals(later + 50, s.version(), "the row's version counts every commit");
     }
 }

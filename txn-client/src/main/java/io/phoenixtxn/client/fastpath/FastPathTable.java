@@ -38,9 +38,9 @@ import java.util.Map;
  * commit, a version committed above the bound, when the region server cannot number it, or when the table has the
  * fast path disabled ({@link FastPathSwitch}); {@link FastPathClient} has helpers that retry as regular transactions.
  *
- * <p>A write whose answer is lost may have been applied: HBase's client resends it once with the same nonce, which the
- * region server answers without applying it again while it remembers the nonce, but a failure that reaches the caller
- * leaves the outcome unknown, as with any HBase increment. Versions and timestamps of the operations' cells are the
+ * <p>A write whose answer is lost may have been applied: HBase's client resends it with the same nonce, which the
+ * region server recognises while it remembers the nonce and answers with {@link FastPathInDoubtException} (it no
+ * longer has the first attempt's answer): never "applied", never a retry on the regular path. Versions and timestamps of the operations' cells are the
  * region server's: user timestamps on puts and deletes are ignored, as in transactions.
  */
 public final class FastPathTable implements Closeable {
@@ -118,6 +118,12 @@ public final class FastPathTable implements Closeable {
         try {
             return call.run();
         } catch (IOException e) {
+            FastPathInDoubtException inDoubt = FastPathFailures.find(e, FastPathInDoubtException.class);
+            if (inDoubt != null) {
+                FastPathInDoubtException thrown = new FastPathInDoubtException(inDoubt.getMessage());
+                thrown.initCause(e);
+                throw thrown;
+            }
             FastPathAbortedException refusal = FastPathFailures.find(e, FastPathAbortedException.class);
             if (refusal != null && refusal != e) {
                 FastPathAbortedException thrown = new FastPathAbortedException(refusal.getMessage());
