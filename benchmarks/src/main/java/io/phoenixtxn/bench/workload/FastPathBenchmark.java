@@ -80,8 +80,8 @@ public final class FastPathBenchmark {
         }
         TableName regular = ClientWorkload.create(hbase, "BENCH_FP_REGULAR", true);
         try (TmHandle tm = TmLocator.locate(stack.configuration()::get);
-             TxnClient client = new TxnClient(hbase, tm, TxnClientConfig.from(stack.configuration()::get))) {
-            FastPathClient fastPath = new FastPathClient(client);
+             TxnClient client = new TxnClient(hbase, tm, TxnClientConfig.from(stack.configuration()::get));
+             FastPathClient fastPath = new FastPathClient(client)) {
             for (int threads : threadCounts) {
                 String loadBefore = LoadAverage.now();
                 List<List<Stats>> comparisons = new ArrayList<>();

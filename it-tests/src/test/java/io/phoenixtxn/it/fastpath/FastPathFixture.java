@@ -128,6 +128,11 @@ final class FastPathFixture implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            fastPath.close();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         client.close();
         tm.close();
     }

@@ -5,13 +5,18 @@ import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -23,15 +28,19 @@ import java.util.List;
  * transaction aborts, it can be retried either via the fast path again, or as a regular one"). A fallback runs the same
  * work as a regular transaction of the {@link TxnClient}, which itself retries write-write conflicts, up to
  * {@link #MAX_ATTEMPTS} attempts in all. A refusal no regular retry gets past ({@link FastPathAbortedException.Reason
- * #FENCED}) is thrown as it is.
+ * #FENCED}) is thrown as it is, and so is a write in doubt ({@link FastPathInDoubtException}): it may have been applied,
+ * so it is neither sent again nor rerun as a regular transaction. Writes travel on a connection of their own whose
+ * HBase client does not retry ({@link FastPathTable}); close this client to close it.
  */
-public final class FastPathClient {
+public final class FastPathClient implements Closeable {
     /** Attempts of one operation (fast path first, then regular transactions) before the last failure is thrown. */
     public static final int MAX_ATTEMPTS = 8;
 
     private final TxnClient regular;
     private final byte[] commitTable;
     private final FastPathStats stats = new FastPathStats();
+    /** The connection whose HBase client does not retry, for writes' carriers (FastPathTable); opened on first use. */
+    private Connection carriers;
 
     public FastPathClient(TxnClient regular) {
         this.regular = regular;
@@ -45,7 +54,29 @@ public final class FastPathClient {
 
     /** A fast-path view of a table of this client's cluster; close it after use. */
     public FastPathTable table(TableName name) throws IOException {
-        return new FastPathTable(regular.connection().getTable(name), commitTable);
+        return new FastPathTable(regular.connection().getTable(name), carriers().getTable(name), commitTable);
+    }
+
+    /**
+     * The carriers' connection: the regular one's settings with HBase client retries off, so that no write is resent
+     * by HBase after a region move made the region server forget its nonce (it could apply twice).
+     */
+    private synchronized Connection carriers() throws IOException {
+        if (carriers == null) {
+            Configuration conf = new Configuration(regular.connection().getConfiguration());
+            conf.setInt(HConstants.HBASE_CLIENT_RETRIES_NUMBER, 0);
+            carriers = ConnectionFactory.createConnection(conf);
+        }
+        return carriers;
+    }
+
+    /** Closes the carriers' connection (the {@link TxnClient} stays open). */
+    @Override
+    public synchronized void close() throws IOException {
+        if (carriers != null) {
+            carriers.close();
+            carriers = null;
+        }
     }
 
     /**
@@ -59,7 +90,7 @@ public final class FastPathClient {
                 stats.committed();
                 return version;
             } catch (FastPathAbortedException e) {
-                throwUnlessRegularHelps(e);
+                throwUnlessRegularHelps(e); // known not written; a write in doubt (FastPathInDoubtException) is thrown
             }
         }
         return inRegularTransactions(name, (tx, table) -> {
@@ -79,7 +110,7 @@ public final class FastPathClient {
                 stats.committed();
                 return result;
             } catch (FastPathAbortedException e) {
-                throwUnlessRegularHelps(e);
+                throwUnlessRegularHelps(e); // known not written; a write in doubt (FastPathInDoubtException) is thrown
             }
         }
         Committed<List<ColumnValue>> done = inRegularTransactions(name, (tx, table) -> {

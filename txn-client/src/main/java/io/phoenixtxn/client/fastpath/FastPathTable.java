@@ -11,6 +11,7 @@ import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.util.Bytes;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -38,22 +39,43 @@ import java.util.Map;
  * commit, a version committed above the bound, when the region server cannot number it, or when the table has the
  * fast path disabled ({@link FastPathSwitch}); {@link FastPathClient} has helpers that retry as regular transactions.
  *
- * <p>A write whose answer is lost may have been applied: HBase's client resends it with the same nonce, which the
- * region server recognises while it remembers the nonce and answers with {@link FastPathInDoubtException} (it no
- * longer has the first attempt's answer): never "applied", never a retry on the regular path. Versions and timestamps of the operations' cells are the
+ * <p>A write whose answer is lost may have been applied, and HBase's nonces, which stop a resent increment from applying
+ * twice, do not survive a region move, split or merge. So writes travel on a table whose HBase client does not retry
+ * ({@link FastPathClient} opens it with retries off), and are sent again here only after an attempt that certainly did
+ * not write ({@link CarrierOutcome}: the region was not served there, the server refused the call before running it);
+ * after any other failure the write is in doubt ({@link FastPathInDoubtException}): never reported applied or aborted,
+ * never sent again, never rerun on the regular path. A resent carrier that HBase still recognises by its nonce is
+ * answered in doubt by the region server too. Versions and timestamps of the operations' cells are the
  * region server's: user timestamps on puts and deletes are ignored, as in transactions.
  */
 public final class FastPathTable implements Closeable {
+    /** Attempts of one write that each certainly did not write (region moving, server busy) before giving up. */
+    static final int MAX_WRITE_ATTEMPTS = 20;
+    private static final long MAX_PAUSE_MS = 1_000;
+
     private final Table table;
+    private final Table carriers;
     private final byte[] commitTable;
     private volatile List<byte[]> families;
 
     /**
+     * A table whose writes travel on {@code table} too: only for a {@code table} whose HBase client does not retry
+     * (hbase.client.retries.number=0), or when an in-doubt write may be applied twice (tests of reads).
+     *
      * @param commitTable UTF-8 name of the commit table the caller's client commits to (region servers refuse a
      *                    mismatch); null: not announced
      */
     public FastPathTable(Table table, byte[] commitTable) {
+        this(table, table, commitTable);
+    }
+
+    /**
+     * @param table    reads and metadata
+     * @param carriers the same table on a connection whose HBase client does not retry: the writes' carriers
+     */
+    public FastPathTable(Table table, Table carriers, byte[] commitTable) {
         this.table = table;
+        this.carriers = carriers;
         this.commitTable = commitTable;
     }
 
@@ -101,16 +123,50 @@ public final class FastPathTable implements Closeable {
     /** brwc: reads the row and writes what {@code function} computes from it, in one atomic step. */
     public BrwcResult brwc(byte[] row, FastPathFunction function) throws IOException {
         ObserverCheck.verify(table);
-        FastPathRequest request = FastPathRequest.function(function);
-        Result answer = call(() -> table.increment(FastPathWire.carrier(row, request, commitTable)));
+        Result answer = send(row, FastPathRequest.function(function));
         FastPathWire.Outcome outcome = FastPathWire.outcomeOf(answer);
         return new BrwcResult(outcome.applied(), FastPathWire.withoutOutcome(answer), outcome.version());
     }
 
     private long write(byte[] row, FastPathRequest request) throws IOException {
         ObserverCheck.verify(table);
-        Result answer = call(() -> table.increment(FastPathWire.carrier(row, request, commitTable)));
-        return FastPathWire.outcomeOf(answer).version();
+        return FastPathWire.outcomeOf(send(row, request)).version();
+    }
+
+    /**
+     * Sends a write's carrier, again only after attempts that certainly did not write; a new carrier each time (a new
+     * nonce: the region server must run it).
+     */
+    private Result send(byte[] row, FastPathRequest request) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return call(() -> carriers.increment(FastPathWire.carrier(row, request, commitTable)));
+            } catch (FastPathAbortedException | FastPathInDoubtException e) {
+                throw e;
+            } catch (IOException e) {
+                if (!CarrierOutcome.certainlyNotApplied(e)) {
+                    FastPathInDoubtException inDoubt = FastPathInDoubtException.of("the fast-path write to row "
+                            + Bytes.toStringBinary(row) + " of " + table.getName() + " failed after it may have"
+                            + " reached the region server (" + e + ")");
+                    inDoubt.initCause(e);
+                    throw inDoubt;
+                }
+                if (attempt >= MAX_WRITE_ATTEMPTS) {
+                    throw e; // never written: the outcome is known
+                }
+                pause(attempt);
+            }
+        }
+    }
+
+    private static void pause(int attempt) throws IOException {
+        try {
+            Thread.sleep(Math.min(MAX_PAUSE_MS, 20L << Math.min(attempt, 10))); // the region is moving: back off
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted between attempts of a fast-path write that did"
+                    + " not write");
+        }
     }
 
     /** Runs one HBase call; a fast-path refusal comes out as itself, wherever the HBase client put it. */
@@ -205,6 +261,9 @@ public final class FastPathTable implements Closeable {
     @Override
     public void close() throws IOException {
         table.close();
+        if (carriers != table) {
+            carriers.close();
+        }
     }
 
     @Override
