@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * CREATE TABLE, ALTER TABLE ... SET TTL and for the table's indexes. Otherwise the HBase family TTL is taken, for tables
  * created through HBase.
  */
-final class FamilyTtl {
+public final class FamilyTtl {
     private static final Logger LOG = LoggerFactory.getLogger(FamilyTtl.class);
     /** Phoenix's transactional TTL family attribute (PhoenixTransactionContext.PROPERTY_TTL), seconds. */
     static final String PHOENIX_TRANSACTIONAL_TTL = "dataset.table.ttl";
@@ -53,7 +53,7 @@ final class FamilyTtl {
     }
 
     /** Commit timestamps below this have expired at {@code at}; {@link Long#MIN_VALUE} without a TTL. */
-    static long expiredBelow(ColumnFamilyDescriptor family, long at) {
+    public static long expiredBelow(ColumnFamilyDescriptor family, long at) {
         if (family == null) {
             return Long.MIN_VALUE;
         }

@@ -5,6 +5,7 @@ import io.phoenixtxn.client.HBaseCommitTable;
 import io.phoenixtxn.client.ObserverNames;
 import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.coprocessor.fastpath.FastPathRegion;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
 import org.apache.hadoop.hbase.Cell;
@@ -12,8 +13,11 @@ import org.apache.hadoop.hbase.CoprocessorEnvironment;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.OperationWithAttributes;
 import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
@@ -22,6 +26,7 @@ import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.coprocessor.RegionObserver;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.regionserver.FlushLifeCycleTracker;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
@@ -31,6 +36,7 @@ import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.StoreFile;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
+import org.apache.hadoop.hbase.util.Pair;
 import org.apache.hadoop.hbase.wal.WALEdit;
 
 import java.io.IOException;
@@ -49,13 +55,15 @@ import java.util.Optional;
  * this region server's are refused ({@link CommitTableCheck}), and so are snapshot reads older than the region
  * server's GC horizon ({@link SnapshotAge}). Flushes and compactions are garbage-collected ({@link TransactionalGc})
  * by this observer only where the table does not carry a GC observer ({@link ObserverNames#GC}): tables created
- * before GC existed carry this observer alone.
+ * before GC existed carry this observer alone. The fast path (single-row transactions without the TM, VLDB'18
+ * sec. 4) lives in {@link FastPathRegion}; the hooks here only hand over to it.
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
     private volatile CommitResolver resolver;
     private volatile CommitTableCheck commitTableCheck;
     private volatile TableName table;
+    private volatile FastPathRegion fastPath;
     /** Null where a GC observer of the table collects its stores. */
     private volatile TransactionalGc gc;
 
@@ -73,7 +81,13 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         TableDescriptor descriptor = regionEnv.getRegion().getTableDescriptor();
         table = descriptor.getTableName();
         gc = carriesGcObserver(descriptor) ? null : new TransactionalGc(regionEnv);
+        fastPath = FastPathRegion.start(regionEnv, commitTable, RegionServerTm::current, this::verifyCommitTable);
         OverriddenFamilySettings.report(descriptor, retention);
+    }
+
+    /** The fast path of this region (tests, monitoring: its server's version clock). */
+    public FastPathRegion fastPath() {
+        return fastPath;
     }
 
     /** Whether this observer garbage-collects its region's stores (the table carries no GC observer). */
@@ -96,12 +110,21 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     }
 
     @Override
+    public void postOpen(ObserverContext<RegionCoprocessorEnvironment> ctx) {
+        fastPath.regionOpened();
+    }
+
+    @Override
     public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> ctx, Get get, List<Cell> result)
             throws IOException {
+        if (fastPath.serveRead(ctx, get, result)) {
+            return;
+        }
         Snapshot snapshot = snapshotOf(get);
         if (snapshot != null) {
             commitTableCheck.verify(get, "get", table);
             SnapshotAge.check(snapshot, GcHorizon.current(), "get", table);
+            fastPath.beforeSnapshotRead(snapshot, get.getRow());
             get.readAllVersions();
             ReadColumns.widen(get.getFamilyMap());
             get.setFilter(filterFor(ctx, snapshot, get.getFilter()));
@@ -114,6 +137,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         if (snapshot != null) {
             commitTableCheck.verify(scan, "scan", table);
             SnapshotAge.check(snapshot, GcHorizon.current(), "scan", table);
+            fastPath.beforeSnapshotRead(snapshot, null);
             scan.readAllVersions();
             ReadColumns.widen(scan.getFamilyMap());
             scan.setFilter(filterFor(ctx, snapshot, scan.getFilter()));
@@ -152,6 +176,38 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     }
 
     @Override
+    public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                               MiniBatchOperationInProgress<Mutation> miniBatchOp) throws IOException {
+        fastPath.beforeBatch(miniBatchOp);
+    }
+
+    @Override
+    public Result preIncrement(ObserverContext<RegionCoprocessorEnvironment> ctx, Increment increment)
+            throws IOException {
+        fastPath.beforeWrite(increment); // before the row lock: the bootstrap wait holds back no other writer
+        return null;
+    }
+
+    @Override
+    public List<Pair<Cell, Cell>> postIncrementBeforeWAL(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                                         Mutation mutation, List<Pair<Cell, Cell>> cellPairs)
+            throws IOException {
+        return fastPath.write(mutation, cellPairs);
+    }
+
+    @Override
+    public Result postIncrement(ObserverContext<RegionCoprocessorEnvironment> ctx, Increment increment,
+                                Result result, WALEdit edit) throws IOException {
+        return fastPath.answer(increment, result);
+    }
+
+    @Override
+    public void postBatchMutateIndispensably(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                             MiniBatchOperationInProgress<Mutation> miniBatchOp, boolean success) {
+        fastPath.afterBatch();
+    }
+
+    @Override
     public void preStoreScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Store store,
                                     ScanOptions options) {
         retention.forRead(options);
@@ -174,6 +230,10 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
                                       ScanType scanType, ScanOptions options, CompactionLifeCycleTracker tracker,
                                       CompactionRequest request) {
         retention.forCompaction(scanType, options);
+    }
+
+    private void verifyCommitTable(OperationWithAttributes op, String what) throws IOException {
+        commitTableCheck.verify(op, what, table);
     }
 
     @Override

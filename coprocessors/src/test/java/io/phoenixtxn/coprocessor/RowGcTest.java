@@ -213,4 +213,73 @@ class RowGcTest {
         boolean[] keep = new RowGc(GC, tx(9_000), true).decide(cells, statuses, RowGc.OutsideInput.NONE);
         assertEquals(List.of("C(b)@9500", "b@9500"), describe(keep));
     }
+    /** A fast-path version of slot {@code slot} (VLDB'18 sec. 4: offsets 50..949 of a TM slot). */
+    private static long fastPath(long slot, int n) {
+        return slot + TimestampLayout.FAST_PATH_FIRST_OFFSET + n;
+    }
+
+    /** Fast-path writes put data and commit cell together at one version, which is also the commit timestamp. */
+    private void fastPathCommitted(byte[] qualifier, long version, String value) {
+        committed(qualifier, version, version, value);
+    }
+
+    /** The kept cells as "qualifier@version" with full versions (fast-path offsets are not whole milliseconds). */
+    private List<String> keptExactly(boolean major, long horizon) throws IOException {
+        cells.sort(CellComparator.getInstance());
+        boolean[] keep = new RowGc(horizon, Long.MIN_VALUE, major).decide(cells, statuses, RowGc.OutsideInput.NONE);
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; i < cells.size(); i++) {
+            if (keep[i]) {
+                Cell c = cells.get(i);
+                String name = OnDiskLayout.isCommitCell(c) ? "C(" + Bytes.toString(OnDiskLayout.dataQualifierOf(c))
+                        + ")" : Bytes.toString(c.getQualifierArray(), c.getQualifierOffset(), c.getQualifierLength());
+                kept.add(name + "@" + c.getTimestamp());
+            }
+        }
+        return kept;
+    }
+
+    @Test
+    void theNewestFastPathCommitIsKeptWithItsCommitCellAndOlderOnesGo() throws IOException {
+        long slot = tx(100);
+        committed(Q1, tx(50), tx(51), "regular, shadowed by the fast-path writes");
+        for (int n = 0; n < 5; n++) {
+            fastPathCommitted(Q1, fastPath(slot, n), "fp" + n);
+        }
+        long newest = fastPath(slot, 4);
+        List<String> expected = List.of("C(a)@" + newest, "a@" + newest);
+        assertEquals(expected, keptExactly(true, GC));
+        assertEquals(expected, keptExactly(false, GC));
+        assertEquals(0, table.lookups, "fast-path versions resolve by their own commit cells");
+    }
+
+    @Test
+    void fastPathVersionsInTheSlotOfAnAbortedTransactionAreNotTakenForIt() throws IOException {
+        long slot = tx(9_200); // a regular transaction between the horizons, invalidated: its version goes
+        table.tryInvalidate(slot);
+        data(Q1, slot, "rolled back");
+        fastPathCommitted(Q1, fastPath(slot, 0), "fast path, same slot, committed after the abort");
+        committed(Q2, tx(60), tx(61), "other column");
+        long v = fastPath(slot, 0);
+        assertEquals(List.of("C(a)@" + v, "C(b)@" + tx(60), "a@" + v, "b@" + tx(60)), keptExactly(true, GC));
+    }
+
+    @Test
+    void fastPathCommitsAboveTheHorizonAreKeptWithTheNewestBelowIt() throws IOException {
+        long below = fastPath(tx(8_000), 7);
+        long above = fastPath(GC, 0); // in the horizon's own slot: above the oldest reader's start
+        fastPathCommitted(Q1, fastPath(tx(8_000), 6), "shadowed");
+        fastPathCommitted(Q1, below, "what the oldest reader reads");
+        fastPathCommitted(Q1, above, "newest");
+        List<String> expected = List.of("C(a)@" + above, "C(a)@" + below, "a@" + above, "a@" + below);
+        assertEquals(expected, keptExactly(true, GC));
+    }
+
+    @Test
+    void aFlushKeepsEveryFastPathCommit() throws IOException {
+        fastPathCommitted(Q1, fastPath(tx(10), 0), "old");
+        fastPathCommitted(Q1, fastPath(tx(10), 1), "new");
+        List<String> kept = keptExactly(false, Long.MIN_VALUE);
+        assertEquals(4, kept.size(), kept.toString());
+    }
 }

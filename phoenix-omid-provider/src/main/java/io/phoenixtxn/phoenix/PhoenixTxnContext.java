@@ -5,6 +5,8 @@ import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.WriteMode;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.TxnInDoubtException;
 import io.phoenixtxn.snapshot.CheckpointLimitException;
 import io.phoenixtxn.snapshot.Snapshot;
@@ -186,6 +188,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         long fence;
         try (Admin admin = connection.getQueryServices().getAdmin()) {
             IndexTtlSync.sync(connection, admin, dataTable); // before the fence: the index is never active without the TTL
+            // Before the fence: fast-path writes maintain no index. Once disable returns every region was reopened
+            // and refuses them, and each one served before drew its version below the fence drawn next.
+            FastPathSwitch.disable(admin, physical);
             fence = client.fence(physical);
         } catch (IOException | RuntimeException e) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)
@@ -333,14 +338,16 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public Table getTransactionalTable(Table htable, boolean isConflictFree) {
-        return new PhoenixTxnTable(this, htable, isConflictFree, false);
+        return new PhoenixTxnTable(this, htable, isConflictFree ? WriteMode.CONFLICT_FREE : WriteMode.CHECKED);
     }
 
     @Override
     public Table getTransactionalTableWriter(PhoenixConnection conn, PTable table, Table htable, boolean isIndex) {
         // isIndex: the initial population of a new index, whose rows are committed as they land (the index only
         // becomes ACTIVE once population succeeded).
-        return new PhoenixTxnTable(this, htable, table.isImmutableRows() || isIndex, isIndex, conn, table);
+        WriteMode mode = isIndex ? WriteMode.COMMITTED_ON_WRITE
+                : table.isImmutableRows() ? WriteMode.CONFLICT_FREE : WriteMode.CHECKED;
+        return new PhoenixTxnTable(this, htable, mode, conn, table);
     }
 
     private Transaction running() {

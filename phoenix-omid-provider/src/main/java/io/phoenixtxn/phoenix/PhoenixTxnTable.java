@@ -3,6 +3,7 @@ package io.phoenixtxn.phoenix;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.WriteMode;
 import io.phoenixtxn.index.IndexBuildProgress;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
@@ -25,7 +26,7 @@ import java.util.List;
 
 /**
  * The HBase {@link Table} Phoenix reads and writes a transactional table through. Every call uses the context's
- * current transaction. {@code commitOnWrite}: index population, whose rows are committed as they land.
+ * current transaction. {@link WriteMode#COMMITTED_ON_WRITE}: index population, whose rows are committed as they land.
  */
 final class PhoenixTxnTable implements Table {
     private final PhoenixTxnContext context;
@@ -35,15 +36,15 @@ final class PhoenixTxnTable implements Table {
     private final PhoenixConnection connection;
     private final PTable dataTable;
 
-    PhoenixTxnTable(PhoenixTxnContext context, Table htable, boolean conflictFree, boolean commitOnWrite) {
-        this(context, htable, conflictFree, commitOnWrite, null, null);
+    PhoenixTxnTable(PhoenixTxnContext context, Table htable, WriteMode mode) {
+        this(context, htable, mode, null, null);
     }
 
-    PhoenixTxnTable(PhoenixTxnContext context, Table htable, boolean conflictFree, boolean commitOnWrite,
-                    PhoenixConnection connection, PTable dataTable) {
+    PhoenixTxnTable(PhoenixTxnContext context, Table htable, WriteMode mode, PhoenixConnection connection,
+                    PTable dataTable) {
         this.context = context;
-        this.table = TxnClient.wrapTable(htable, conflictFree);
-        this.commitOnWrite = commitOnWrite;
+        this.table = TxnClient.wrapTable(htable, mode);
+        this.commitOnWrite = mode == WriteMode.COMMITTED_ON_WRITE;
         this.connection = connection;
         this.dataTable = dataTable;
     }

@@ -62,6 +62,28 @@ public interface TransactionManager extends AutoCloseable {
         }
     }
 
+    /**
+     * A fresh timestamp, above every timestamp any primary issued before the call, that opens no transaction: it holds
+     * no GC horizon and nothing finishes it. Region servers bootstrap and extend their fast-path version clocks with
+     * it (VLDB'18 sec. 4.3). The default refuses: a TM that cannot vouch for the freshness of what it answers must not
+     * answer at all.
+     */
+    default long timestamp() throws TmException {
+        throw new TmException(this + " does not issue bare timestamps; the fast path needs a TM that does");
+    }
+
+    /**
+     * {@link #timestamp()} as a future, for region-server threads that must not wait for the TM. Failures are
+     * {@link TmException}s. The default runs the blocking call.
+     */
+    default CompletableFuture<Long> timestampAsync() {
+        try {
+            return CompletableFuture.completedFuture(timestamp());
+        } catch (TmException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /** Transactions that started below this timestamp can no longer commit. */
     long lowWaterMark() throws TmException;
 

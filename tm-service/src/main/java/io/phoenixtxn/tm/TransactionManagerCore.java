@@ -133,6 +133,25 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
         }
     }
 
+    /**
+     * A slot start drawn like a begin's but registered nowhere: the GC horizon may pass it at once. The lease is
+     * checked again once it is drawn, as for a commit decision: a primary paused past its lease must not hand out a
+     * timestamp its successor may already have exceeded (a region server would bootstrap its version clock below
+     * versions written since).
+     */
+    @Override
+    public long timestamp() throws TmException {
+        checkServing();
+        try {
+            long ts = oracle.next();
+            checkServing();
+            return ts;
+        } catch (LostPrimacyException e) {
+            stop(e.getMessage());
+            throw e;
+        }
+    }
+
     @Override
     public CommitDecision commit(long txId, long conflictsSince, long[] rowHashes, long[] tableIds)
             throws TmException {

@@ -1,5 +1,6 @@
 package io.phoenixtxn.tm;
 
+import io.phoenixtxn.snapshot.TimestampLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -120,6 +121,23 @@ class TransactionHorizonTest {
             assertTrue(second.gc() > t2);
             advanceMillis(LAG_MS);
             assertEquals(second.gc(), tm.horizon().commitPointSafe());
+        }
+    }
+
+    /**
+     * A bare timestamp (a region server bootstrapping its local version clock, or reserving fast-path slots) is
+     * no transaction: nothing finishes it, so it must never hold the GC horizon.
+     */
+    @Test
+    void aBareTimestampHoldsNoHorizon() throws Exception {
+        try (TransactionManagerCore tm = start(new InMemoryTimestampStorage(), FenceStore.inMemory())) {
+            long reader = tm.begin();
+            long bare = tm.timestamp();
+            assertTrue(bare > reader && TimestampLayout.isSlotStart(bare), "a fresh slot start: " + bare);
+            assertEquals(1, tm.openTransactions(), "only the reader is open");
+            tm.finished(new long[] {reader});
+            assertTrue(tm.horizon().gc() > bare, "nothing holds the horizon at or below the bare timestamp");
+            assertTrue(tm.begin() > bare, "later timestamps follow it");
         }
     }
 }

@@ -536,4 +536,20 @@ class TransactionManagerCoreTest {
             }
         }
     }
+
+    /** A primary whose lease runs out while it draws a bare timestamp lets it out no more than a commit decision. */
+    @Test
+    void aBareTimestampDrawnWhileTheLeaseRanOutIsWithheld() throws Exception {
+        AtomicInteger heldAnswersLeft = new AtomicInteger(Integer.MAX_VALUE);
+        Lease lease = () -> heldAnswersLeft.getAndDecrement() > 0;
+        try (TransactionManagerCore tm = start(small(Map.of()), Clock.SYSTEM, new InMemoryTimestampStorage(),
+                FenceStore.inMemory(), lease)) {
+            long first = tm.timestamp();
+            assertTrue(TimestampLayout.isSlotStart(first));
+            heldAnswersLeft.set(1); // held when the call starts, lost by the time the timestamp is drawn
+            TmException e = assertThrows(TmException.class, tm::timestamp);
+            assertTrue(e.getMessage().contains("lease"), e.getMessage());
+            heldAnswersLeft.set(Integer.MAX_VALUE);
+        }
+    }
 }

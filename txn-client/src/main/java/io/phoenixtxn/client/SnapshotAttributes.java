@@ -11,6 +11,12 @@ public final class SnapshotAttributes {
      * Absent (older clients, Apache Omid's): not checked.
      */
     public static final String COMMIT_TABLE = TxnClientConfig.COMMIT_TABLE;
+    /**
+     * On tentative writes of a replay ({@link Transaction#isReplay()}): the 8-byte start of its conflict window, below
+     * its own start. The region server checks fast-path commits against it (they never reach the TM's conflict
+     * table), as the TM checks regular ones.
+     */
+    public static final String CONFLICTS_SINCE = "phoenix.txn.conflicts.since";
     /** Apache Omid's read attribute; seeing it on a phoenix-txn table means an Omid client reached it. */
     public static final String OMID_TRANSACTION = "__OMID_TRANSACTION__";
 

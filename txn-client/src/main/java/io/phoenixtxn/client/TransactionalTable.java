@@ -1,5 +1,6 @@
 package io.phoenixtxn.client;
 
+import io.phoenixtxn.client.fastpath.FastPathFailures;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
 import org.apache.hadoop.hbase.Cell;
@@ -15,7 +16,6 @@ import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Row;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
-import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.util.Bytes;
 
 import java.io.Closeable;
@@ -23,11 +23,8 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One HBase table seen through a transaction. Writes become tentative cells at the write pointer and enter the
@@ -44,10 +41,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * default) is replaced by it. See {@link SnapshotTimeRange}.
  */
 public final class TransactionalTable implements Closeable {
-    private static final Set<TableName> VERIFIED_TABLES = ConcurrentHashMap.newKeySet();
-
     private final Table table;
-    private final boolean conflictFree;
+    private final WriteMode mode;
     private final TableName name;
     private final byte[] nameBytes;
     /** {@link WriteSetHashing#tableId} of the name, computed at the first write (most wrappers only read). */
@@ -57,14 +52,14 @@ public final class TransactionalTable implements Closeable {
     /** UTF-8 name of the commit table this client commits to; null when the table has no configuration. */
     private final byte[] commitTable;
 
-    TransactionalTable(Table table, boolean conflictFree) {
-        this(table, conflictFree, commitTableOf(table));
+    TransactionalTable(Table table, WriteMode mode) {
+        this(table, mode, commitTableOf(table));
     }
 
     /** @param commitTable UTF-8 name of the commit table the owning client commits to (null: not announced) */
-    TransactionalTable(Table table, boolean conflictFree, byte[] commitTable) {
+    TransactionalTable(Table table, WriteMode mode, byte[] commitTable) {
         this.table = table;
-        this.conflictFree = conflictFree;
+        this.mode = mode;
         this.name = table.getName();
         this.nameBytes = name.getNameAsString().getBytes(StandardCharsets.UTF_8);
         this.commitTable = commitTable;
@@ -88,10 +83,14 @@ public final class TransactionalTable implements Closeable {
         return table;
     }
 
+    public WriteMode mode() {
+        return mode;
+    }
+
     public void put(Transaction tx, Put put) throws IOException {
         Put tentative = TentativeWrites.fromPut(put, tx.versionForPut(name, put.getRow()));
         record(tx, tentative);
-        table.put(tentative);
+        send(tentative);
     }
 
     public void put(Transaction tx, List<Put> puts) throws IOException {
@@ -101,13 +100,13 @@ public final class TransactionalTable implements Closeable {
             record(tx, t);
             tentative.add(t);
         }
-        table.put(tentative);
+        send(tentative);
     }
 
     public void delete(Transaction tx, Delete delete) throws IOException {
         Put tentative = TentativeWrites.fromDelete(delete, tx.writePointer(), families());
         record(tx, tentative);
-        table.put(tentative);
+        send(tentative);
     }
 
     public void delete(Transaction tx, List<Delete> deletes) throws IOException {
@@ -117,7 +116,7 @@ public final class TransactionalTable implements Closeable {
             record(tx, t);
             tentative.add(t);
         }
-        table.put(tentative);
+        send(tentative);
     }
 
     /**
@@ -145,6 +144,8 @@ public final class TransactionalTable implements Closeable {
         Object[] raw = new Object[converted.size()];
         try {
             table.batch(converted, raw);
+        } catch (IOException e) {
+            throw FastPathFailures.conflictOr(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted during a transactional batch");
@@ -236,11 +237,34 @@ public final class TransactionalTable implements Closeable {
         }
     }
 
+    /**
+     * Sends tentative writes. A region server refuses one whose row holds a fast-path commit newer than the
+     * transaction's start: that refusal is thrown as itself, so the caller sees the conflict and rolls back.
+     */
+    private void send(Put tentative) throws IOException {
+        try {
+            table.put(tentative);
+        } catch (IOException e) {
+            throw FastPathFailures.conflictOr(e);
+        }
+    }
+
+    private void send(List<Put> tentative) throws IOException {
+        try {
+            table.put(tentative);
+        } catch (IOException e) {
+            throw FastPathFailures.conflictOr(e);
+        }
+    }
+
     private void record(Transaction tx, Put tentative) {
         if (!tx.isRunning()) {
             throw new IllegalStateException("Transaction " + tx.txId() + " is " + tx.status() + "; begin a new one");
         }
         nameCommitTable(tentative); // every tentative write passes here before it is sent
+        if (tx.isReplay()) {
+            tentative.setAttribute(SnapshotAttributes.CONFLICTS_SINCE, Bytes.toBytes(tx.conflictsSince()));
+        }
         WriteSet writes = tx.writeSet();
         byte[] row = tentative.getRow();
         for (Map.Entry<byte[], List<Cell>> family : tentative.getFamilyCellMap().entrySet()) {
@@ -255,7 +279,7 @@ public final class TransactionalTable implements Closeable {
                 break;
             }
         }
-        if (!conflictFree) {
+        if (mode.detectsConflicts()) {
             writes.addRow(WriteSetHashing.rowId(nameBytes, row));
         }
         writes.addTable(tableId());
@@ -283,21 +307,7 @@ public final class TransactionalTable implements Closeable {
     }
 
     private void verifyObserver() throws IOException {
-        if (VERIFIED_TABLES.contains(name)) {
-            return;
-        }
-        TableDescriptor descriptor = table.getDescriptor();
-        for (String observer : ObserverNames.ALL) {
-            if (descriptor.hasCoprocessor(observer)) {
-                VERIFIED_TABLES.add(name);
-                return;
-            }
-        }
-        throw new IOException("Table " + name + " has no phoenix-txn region observer, so a transactional read would"
-                + " see uncommitted data. Create it as TRANSACTIONAL=true through Phoenix, or add coprocessor "
-                + ObserverNames.SNAPSHOT_READ_OBSERVER + " to its descriptor. Coprocessors present: "
-                + Arrays.toString(descriptor.getCoprocessorDescriptors().stream().map(c -> c.getClassName())
-                .toArray()));
+        ObserverCheck.verify(table);
     }
 
     @Override
@@ -307,7 +317,7 @@ public final class TransactionalTable implements Closeable {
 
     @Override
     public String toString() {
-        return "TransactionalTable{" + name + (conflictFree ? ", conflict-free" : "") + "}";
+        return "TransactionalTable{" + name + ", " + mode + "}";
     }
 
     static String describe(byte[] row) {

@@ -129,19 +129,19 @@ public final class TxnClient implements Closeable {
         return openTransactions.track(Transaction.begun(fence));
     }
 
-    /** Wraps a table for transactional reads and writes. {@code conflictFree}: writes skip conflict detection. */
-    public TransactionalTable wrap(Table table, boolean conflictFree) {
+    /** Wraps a table for transactional reads and writes in the given {@link WriteMode}. */
+    public TransactionalTable wrap(Table table, WriteMode mode) {
         // The commit table this client really commits to, which region servers check against theirs.
-        return new TransactionalTable(table, conflictFree, config.commitTable().getBytes(StandardCharsets.UTF_8));
+        return new TransactionalTable(table, mode, config.commitTable().getBytes(StandardCharsets.UTF_8));
     }
 
     /** Same as {@link #wrap}, for callers without a client (sub-task and decoded transactions). */
-    public static TransactionalTable wrapTable(Table table, boolean conflictFree) {
-        return new TransactionalTable(table, conflictFree);
+    public static TransactionalTable wrapTable(Table table, WriteMode mode) {
+        return new TransactionalTable(table, mode);
     }
 
     public TransactionalTable table(TableName name) throws IOException {
-        return wrap(connection.getTable(name), false);
+        return wrap(connection.getTable(name), WriteMode.CHECKED);
     }
 
     /**

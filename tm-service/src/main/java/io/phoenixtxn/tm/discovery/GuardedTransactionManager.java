@@ -41,6 +41,14 @@ final class GuardedTransactionManager implements TransactionManager {
     }
 
     @Override
+    public long timestamp() throws TmException {
+        guard.ensureHeld();
+        long ts = tm().timestamp();
+        guard.confirm("NEW_TIMESTAMP");
+        return ts;
+    }
+
+    @Override
     public long fence(long tableId) throws TmException {
         guard.ensureHeld();
         long fence = tm().fence(tableId);

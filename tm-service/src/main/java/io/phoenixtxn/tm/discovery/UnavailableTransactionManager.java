@@ -25,6 +25,11 @@ final class UnavailableTransactionManager implements TransactionManager {
     }
 
     @Override
+    public long timestamp() throws TmException {
+        throw new TmException(reason);
+    }
+
+    @Override
     public long fence(long tableId) throws TmException {
         throw new TmException(reason);
     }

@@ -16,7 +16,8 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * The TM server's pipeline for the hot requests (FAST'17 sec. 5): a connection's event loop reads a batch
  * ({@link RequestBatch}), this decides it and writes every answer into one buffer, flushed once. The BEGINs of a
- * batch share one timestamp-oracle step. When nothing would make the decisions wait
+ * batch share one timestamp-oracle step; its NEW_TIMESTAMPs (region servers' bare timestamps) are drawn after them,
+ * in request order, and open no transaction. When nothing would make the decisions wait
  * ({@link BatchingTransactionManager#decidesWithoutWaiting}) they are made right on the event loop: no thread hop,
  * so as few threads as there are I/O threads decide; otherwise (a fence being persisted, a timestamp reservation to
  * extend: ZooKeeper round trips under HA) the batch goes to a worker, so an event loop never waits on storage.
@@ -41,7 +42,7 @@ final class BatchDecider {
      * false if a worker took it over (the caller must start a new one).
      */
     boolean decide(ChannelHandlerContext ctx, RequestBatch batch) {
-        if (tm.decidesWithoutWaiting(batch.begins + batch.commits)) {
+        if (tm.decidesWithoutWaiting(batch.begins + batch.timestamps + batch.commits)) {
             ctx.write(decideAll(ctx, batch));
             ctx.flush();
             return true;
@@ -81,6 +82,16 @@ final class BatchDecider {
                         frame(out, MessageType.TIMESTAMP, id).writeLong(scratch.starts[nextBegin++]);
                     } else {
                         WireCodec.write(new Message.ErrorReply(id, beginError), out);
+                    }
+                    break;
+                case NEW_TIMESTAMP:
+                    // Drawn here, after the batch's BEGINs: above every timestamp answered before it on this
+                    // connection. Not a begin: it registers no open transaction (the GC horizon may pass it).
+                    try {
+                        long ts = tm.timestamp(); // before the frame's header: a failure writes an error frame only
+                        frame(out, MessageType.TIMESTAMP, id).writeLong(ts);
+                    } catch (TmException | RuntimeException e) {
+                        WireCodec.write(new Message.ErrorReply(id, describe("NEW_TIMESTAMP", e)), out);
                     }
                     break;
                 case COMMIT:

@@ -84,6 +84,14 @@ sealed interface Message {
         }
     }
 
+    /** A bare timestamp: no transaction is opened (region servers' version clocks). */
+    record GetTimestamp(long requestId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.NEW_TIMESTAMP;
+        }
+    }
+
     record Ping(long requestId) implements Request {
         @Override
         public MessageType type() {

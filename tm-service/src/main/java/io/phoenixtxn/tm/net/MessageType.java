@@ -12,6 +12,7 @@ enum MessageType {
     FINISHED(0x08),
     KEEP_ALIVE(0x09),
     HORIZON(0x0A),
+    NEW_TIMESTAMP(0x0B),
 
     HELLO_OK(0x41),
     TIMESTAMP(0x42),

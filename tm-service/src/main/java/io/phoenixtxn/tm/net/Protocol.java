@@ -35,6 +35,7 @@ package io.phoenixtxn.tm.net;
  *   FINISHED       0x08  n (int) | n transaction ids (longs)                      -> DONE (not awaited)
  *   KEEP_ALIVE     0x09  n (int) | n transaction ids (longs)                      -> TXIDS (the expired ones)
  *   HORIZON        0x0A  -                                                        -> HORIZON_IS
+ *   NEW_TIMESTAMP  0x0B  -                                                        -> TIMESTAMP (opens no transaction)
  *
  *   HELLO_OK       0x41  protocol version (int) | server idle timeout (int, seconds)
  *   TIMESTAMP      0x42  timestamp (long)
@@ -62,13 +63,14 @@ package io.phoenixtxn.tm.net;
  * <h2>Versions</h2>
  * 1: first version. 2: COMMIT carries the conflict window's start (replays); PENDING_STATUS carries the reader's
  * start; ABORTED and STATUS carry explicit codes instead of enum ordinals. 3: FINISHED, KEEP_ALIVE and HORIZON (the
- * GC horizon: open transactions and their leases); ABORTED code 6 EXPIRED.
+ * GC horizon: open transactions and their leases); ABORTED code 6 EXPIRED. 4: NEW_TIMESTAMP (a bare timestamp that
+ * opens no transaction: region servers bootstrap and extend their fast-path version clocks with it).
  */
 final class Protocol {
     /** "PTXN": first four bytes of every HELLO payload; anything else is not our client. */
     static final int MAGIC = 0x5054_584E;
     static final String MAGIC_TEXT = "0x5054584E";
-    static final int VERSION = 3;
+    static final int VERSION = 4;
 
     static final int LENGTH_FIELD_BYTES = 4;
     /** Type byte plus request id: the part of a body that must be readable to answer with an ERROR. */

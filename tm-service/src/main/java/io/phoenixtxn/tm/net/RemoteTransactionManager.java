@@ -113,6 +113,22 @@ public final class RemoteTransactionManager implements TransactionManager {
         return await(commit(txId, conflictsSince, rowHashes, tableIds, false), "COMMIT");
     }
 
+    /** A bare timestamp from the current primary, newer than its epoch (see {@link #timestampAsync()}). */
+    @Override
+    public long timestamp() throws TmException {
+        return await(timestampAsync(), "NEW_TIMESTAMP");
+    }
+
+    /**
+     * A bare timestamp (no transaction opened) from the current primary. Like a begin's, an answer at or below the
+     * current primary's epoch comes from a deposed primary and is retried once on the current one: a region server
+     * bootstraps its version clock with it, and a deposed primary's timestamp may be below versions already written.
+     */
+    @Override
+    public CompletableFuture<Long> timestampAsync() {
+        return freshTimestamp(true);
+    }
+
     @Override
     public long fence(long tableId) throws TmException {
         return await(fenceAsync(tableId), "FENCE");
@@ -262,6 +278,27 @@ public final class RemoteTransactionManager implements TransactionManager {
             return onControlThread(() -> {
                 pool.refresh(stale);
                 return begin(false);
+            });
+        });
+    }
+
+    private CompletableFuture<Long> freshTimestamp(boolean mayRetry) {
+        return send(Message.GetTimestamp::new).thenCompose(reply -> {
+            long ts = timestamp(reply, "NEW_TIMESTAMP");
+            long epoch = pool.epochFloor();
+            if (ts > epoch) {
+                return CompletableFuture.completedFuture(ts);
+            }
+            String stale = "the TM at " + reply.connection().endpoint().address() + " answered NEW_TIMESTAMP with "
+                    + ts + ", at or below the current primary's epoch " + epoch + ", so it is a deposed primary";
+            reply.connection().close(stale);
+            if (!mayRetry) {
+                return CompletableFuture.failedFuture(new TmException("NEW_TIMESTAMP failed twice: " + stale
+                        + "; the TM primary is changing, retry"));
+            }
+            return onControlThread(() -> {
+                pool.refresh(stale);
+                return freshTimestamp(false);
             });
         });
     }

@@ -7,7 +7,7 @@ import java.util.Arrays;
 /**
  * The requests of one connection read in one pass of its event loop, in primitive arrays, for the server's
  * pipeline: read a batch, decide it, reply once ({@link BatchDecider}). Only the hot request types are parsed
- * here (BEGIN, COMMIT, FINISHED); every other type, and any frame whose layout does not check out, takes the
+ * here (BEGIN, NEW_TIMESTAMP, COMMIT, FINISHED); every other type, and any frame whose layout does not check out, takes the
  * general path ({@link WireCodec}, {@link RequestDispatcher}), which also words the errors. Reused from batch to
  * batch: nothing is allocated once the arrays have grown to the connection's largest batch.
  *
@@ -19,6 +19,8 @@ final class RequestBatch {
 
     int size;
     int begins;
+    /** NEW_TIMESTAMP requests: bare timestamps of region servers' fast-path clocks (no transaction opened). */
+    int timestamps;
     int commits;
     MessageType[] types = new MessageType[INITIAL];
     long[] requestIds = new long[INITIAL];
@@ -40,6 +42,7 @@ final class RequestBatch {
     void clear() {
         size = 0;
         begins = 0;
+        timestamps = 0;
         commits = 0;
         longsUsed = 0;
     }
@@ -57,6 +60,13 @@ final class RequestBatch {
                 int b = next(type, requestId);
                 begins++;
                 txIds[b] = 0;
+                return true;
+            case NEW_TIMESTAMP:
+                if (body.isReadable()) {
+                    return false;
+                }
+                next(type, requestId);
+                timestamps++;
                 return true;
             case COMMIT:
                 return addCommit(requestId, body);

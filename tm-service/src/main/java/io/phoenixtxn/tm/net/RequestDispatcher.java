@@ -105,6 +105,8 @@ final class RequestDispatcher implements AutoCloseable {
                 return new Message.Done(id);
             } else if (request instanceof Message.KeepAlive keepAlive) {
                 return new Message.TxIds(id, tm.keepAlive(keepAlive.txIds()));
+            } else if (request instanceof Message.GetTimestamp) {
+                return new Message.Timestamp(id, tm.timestamp());
             } else if (request instanceof Message.GetHorizon) {
                 io.phoenixtxn.tm.Horizon horizon = tm.horizon();
                 return new Message.HorizonIs(id, horizon.gc(), horizon.commitPointSafe());

@@ -190,6 +190,9 @@ final class WireCodec {
             case HORIZON:
                 expectPayload(type, id, body, 0);
                 return new Message.GetHorizon(id);
+            case NEW_TIMESTAMP:
+                expectPayload(type, id, body, 0);
+                return new Message.GetTimestamp(id);
             case DONE:
                 expectPayload(type, id, body, 0);
                 return new Message.Done(id);

@@ -97,6 +97,82 @@ class BatchPipelineTest {
         assertEquals(begins, core.openTransactions(), "every start is registered as open");
     }
 
+    /** Records which threads read the wall clock: the oracle reads it in every step, on the deciding thread. */
+    private static final class ThreadRecordingClock implements Clock {
+        final java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        @Override
+        public long millis() {
+            threads.add(Thread.currentThread().getName());
+            return System.currentTimeMillis();
+        }
+    }
+
+    /**
+     * Bare timestamps (NEW_TIMESTAMP, protocol v4: region servers' fast-path version clocks) read together with
+     * BEGINs are decided in the same batch on the event loop, not handed to a worker: answered in the order they
+     * came, each above every timestamp answered before it, and none registered as an open transaction.
+     */
+    @Test
+    void bareTimestampsReadWithBeginsAreDecidedInTheBatchInOrderAndOpenNoTransaction() throws Exception {
+        ThreadRecordingClock clock = new ThreadRecordingClock();
+        TransactionManagerCore core = track(TransactionManagerCore.start(TmConfig.defaults()
+                .withConflictEntries(1 << 16), clock, new InMemoryTimestampStorage(), FenceStore.inMemory(),
+                Lease.ALWAYS_HELD));
+        TmServer server = track(TmServer.start(core, NetTestSupport.serverConfig()));
+        RawClient client = track(new RawClient(server.address()));
+        client.hello();
+        MessageType[] kinds = {MessageType.BEGIN, MessageType.NEW_TIMESTAMP, MessageType.BEGIN,
+            MessageType.NEW_TIMESTAMP, MessageType.NEW_TIMESTAMP, MessageType.BEGIN};
+        ByteArrayOutputStream burst = new ByteArrayOutputStream();
+        for (int i = 0; i < kinds.length; i++) {
+            burst.write(frame(kinds[i], 50 + i, new byte[0]));
+        }
+        clock.threads.clear();
+        client.sendBytes(burst.toByteArray()); // one write: the server reads the burst in one pass
+        long[] values = new long[kinds.length];
+        for (int i = 0; i < kinds.length; i++) {
+            RawClient.Frame answer = client.readFrame();
+            assertEquals(50 + i, answer.requestId(), "answered in the order they came");
+            assertTrue(answer.is(MessageType.TIMESTAMP), answer.text());
+            values[i] = ByteBuffer.wrap(answer.payload()).getLong();
+            assertTrue(TimestampLayout.isSlotStart(values[i]));
+        }
+        for (int i = 0; i < kinds.length; i++) {
+            for (int j = 0; j < i; j++) {
+                assertTrue(values[i] != values[j], "distinct timestamps");
+                if (kinds[i] == MessageType.NEW_TIMESTAMP) {
+                    assertTrue(values[i] > values[j], "a bare timestamp above every one answered before it");
+                }
+            }
+        }
+        assertEquals(3, core.openTransactions(), "only the BEGINs are open transactions");
+        assertFalse(clock.threads.isEmpty());
+        for (String thread : clock.threads) {
+            assertFalse(thread.startsWith("phoenix-txn-tm-worker"), "a NEW_TIMESTAMP of the batch was decided on"
+                    + " worker " + thread + " instead of the event loop with its batch");
+        }
+    }
+
+    /** A primary that lost its lease answers a batched NEW_TIMESTAMP with an error, never with a timestamp. */
+    @Test
+    void aBatchedBareTimestampOfADeposedPrimaryIsAnError() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+        TransactionManagerCore core = track(TransactionManagerCore.start(TmConfig.defaults()
+                .withConflictEntries(1 << 16), Clock.SYSTEM, new InMemoryTimestampStorage(), FenceStore.inMemory(),
+                held::get));
+        TmServer server = track(TmServer.start(core, NetTestSupport.serverConfig()));
+        RawClient client = track(new RawClient(server.address()));
+        client.hello();
+        client.sendFrame(MessageType.NEW_TIMESTAMP, 60, new byte[0]);
+        assertTrue(client.readFrame().is(MessageType.TIMESTAMP));
+        held.set(false);
+        client.sendFrame(MessageType.NEW_TIMESTAMP, 61, new byte[0]);
+        RawClient.Frame answer = client.readFrame();
+        assertEquals(61, answer.requestId());
+        assertTrue(answer.is(MessageType.ERROR), "a deposed primary must not hand out a timestamp: " + answer.text());
+    }
+
     @Test
     void aMalformedCommitInABatchGetsAnErrorAndTheOthersTheirDecisions() throws Exception {
         TransactionManagerCore core = track(NetTestSupport.newCore());

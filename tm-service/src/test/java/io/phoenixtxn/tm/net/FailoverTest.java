@@ -141,6 +141,34 @@ class FailoverTest {
         assertEquals(1, newPrimary.connectionCount());
     }
 
+    /** A region server bootstraps its version clock with this timestamp: a deposed primary's would be too low. */
+    @Test
+    void lateTimestampFromADeposedPrimaryIsRetriedOnTheNewOne() throws Exception {
+        TransactionManagerCore oldCore = track(NetTestSupport.newCore());
+        long epoch = oldCore.begin() + 1_000_000 * TimestampLayout.UNITS_PER_MILLI;
+        TmServer oldPrimary = track(NetTestSupport.startServer(oldCore));
+        TmServer newPrimary = track(NetTestSupport.startServer(track(coreAbove(epoch))));
+        SwitchableResolver resolver = new SwitchableResolver(NetTestSupport.endpoint(oldPrimary, epoch));
+        RemoteTransactionManager client = track(RemoteTransactionManager.connect(resolver,
+                NetTestSupport.clientConfig()));
+        resolver.moveSilently(NetTestSupport.endpoint(newPrimary, epoch));
+
+        long ts = client.timestamp();
+        assertTrue(ts > epoch, "got " + ts + ", epoch " + epoch);
+        assertEquals(1, newPrimary.connectionCount());
+    }
+
+    @Test
+    void timestampFailsIfEveryAnswerIsStale() throws Exception {
+        TransactionManagerCore core = track(NetTestSupport.newCore());
+        long epoch = core.begin() + 1_000_000 * TimestampLayout.UNITS_PER_MILLI;
+        TmServer server = track(NetTestSupport.startServer(core));
+        RemoteTransactionManager client = track(RemoteTransactionManager.connect(
+                new SwitchableResolver(NetTestSupport.endpoint(server, epoch)), NetTestSupport.clientConfig()));
+        TmException e = assertThrows(TmException.class, client::timestamp);
+        assertTrue(e.getMessage().contains("deposed primary"), e.getMessage());
+    }
+
     @Test
     void beginFailsIfEveryAnswerIsStale() throws Exception {
         TransactionManagerCore core = track(NetTestSupport.newCore());

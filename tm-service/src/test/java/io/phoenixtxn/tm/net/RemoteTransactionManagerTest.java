@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -63,6 +64,67 @@ class RemoteTransactionManagerTest {
 
         long afterFence = tm.begin();
         assertTrue(tm.commit(afterFence, new long[0], new long[] {TABLE}).isCommitted(), "read-only commit");
+
+        int open = core.openTransactions();
+        long bare = tm.timestamp();
+        assertTrue(bare > afterFence, "a fresh timestamp: " + bare);
+        assertTrue(tm.timestampAsync().get(10, TimeUnit.SECONDS) > bare);
+        assertEquals(open, core.openTransactions(), "a bare timestamp opens no transaction");
+    }
+
+    /**
+     * Bare timestamps of region servers (NEW_TIMESTAMP) mixed with begins and commits from many threads through the
+     * client's request coalescing and the server's batches: every answer reaches its own caller (a thread's
+     * timestamps increase, none is handed out twice) and only the begins are open transactions.
+     */
+    @Test
+    void bareTimestampsCoalescedWithBeginsFromManyThreadsReachTheirCallersAndOpenNothing() throws Exception {
+        TransactionManagerCore core = track(NetTestSupport.newCore());
+        RemoteTransactionManager tm = track(NetTestSupport.connect(track(NetTestSupport.startServer(core))));
+        int threads = 8;
+        int rounds = 200;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<long[]>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                long thread = t;
+                results.add(pool.submit(() -> {
+                    start.await();
+                    long[] timestamps = new long[rounds * 2];
+                    for (int i = 0; i < rounds; i++) {
+                        timestamps[2 * i] = tm.timestamp();
+                        long txId = tm.begin();
+                        timestamps[2 * i + 1] = txId;
+                        if (i % 2 == 0) {
+                            assertTrue(tm.commit(txId, new long[] {thread << 32 | i}, new long[] {TABLE})
+                                    .isCommitted());
+                            tm.finished(new long[] {txId});
+                        }
+                    }
+                    return timestamps;
+                }));
+            }
+            start.countDown();
+            Set<Long> all = new HashSet<>();
+            for (Future<long[]> result : results) {
+                long[] timestamps = result.get(60, TimeUnit.SECONDS);
+                for (int i = 0; i < timestamps.length; i++) {
+                    if (i > 0) {
+                        assertTrue(timestamps[i] > timestamps[i - 1], "timestamps of a thread must increase");
+                    }
+                    assertTrue(all.add(timestamps[i]), "duplicate timestamp " + timestamps[i]);
+                }
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (core.openTransactions() != threads * rounds / 2) { // FINISHED is not awaited by the client
+                assertTrue(System.nanoTime() < deadline, "open transactions: " + core.openTransactions()
+                        + ", expected only the " + threads * rounds / 2 + " begins never finished");
+                Thread.onSpinWait();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test

@@ -34,7 +34,8 @@ class WireCodecTest {
                 new Message.Timestamp(7, Long.MAX_VALUE),
                 new Message.Committed(8, 123_456_789L),
                 new Message.ErrorReply(9, "grüße: écrit ✓"),
-                new Message.Pong(10));
+                new Message.Pong(10),
+                new Message.GetTimestamp(16));
         for (Message message : messages) {
             assertEquals(message, roundTrip(message));
         }
