@@ -18,7 +18,9 @@ class ProcessTableTest {
         ClusterPaths paths = new ClusterPaths(dir.resolve("c1"));
         Role role = new Role("tm1", Role.Kind.TM);
         try (MarkedProcess p = MarkedProcess.start(paths, "tm1").awaitVisible(paths, "tm1")) {
-            assertEquals(List.of(new ProcessTable.Member(p.pid(), "tm1")), ProcessTable.members(paths));
+            // The test's `sh -c "sleep 120; true" markers...` forks a child that carries the markers until it execs
+            // sleep: wait for that moment to pass instead of catching it.
+            awaitMembers(paths, List.of(new ProcessTable.Member(p.pid(), "tm1")));
             assertEquals(ProcessTable.State.UP, ProcessTable.state(paths, role, p.pid()));
 
             ProcessTable.signal(p.pid(), "STOP");
@@ -51,6 +53,17 @@ class ProcessTableTest {
             Files.createDirectories(paths.roleDir(tm1));
             Files.writeString(paths.pid(tm1), self + "\n");
             assertEquals(p.pid(), ProcessTable.pidOf(paths, tm1).orElseThrow());
+        }
+    }
+
+    private static void awaitMembers(ClusterPaths paths, List<ProcessTable.Member> wanted)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!ProcessTable.members(paths).equals(wanted)) {
+            if (System.nanoTime() - deadline > 0) {
+                assertEquals(wanted, ProcessTable.members(paths));
+            }
+            Thread.sleep(10);
         }
     }
 
