@@ -9,19 +9,24 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A TCP proxy in front of one server that a test can cut and heal, so one ZooKeeper client loses its connection
  * while the server, and every other client, stay up (a network partition or a slow reconnect after a ZooKeeper
  * restart). While cut, open connections are closed and new ones are accepted and closed at once; the client's
- * session lives on in the server until its timeout, as after a real partition.
+ * session lives on in the server until its timeout, as after a real partition. While swallowing, new connections are
+ * accepted and then neither answered nor closed, as a restarting ZooKeeper did in the chaos run (issue 14): it
+ * accepted connections before it served and dropped them without closing; those stay swallowed after a heal.
  */
 final class CuttableTcpProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final List<Socket> open = new ArrayList<>();
+    private final List<Socket> swallowed = new ArrayList<>();
     private final Thread acceptor;
     private boolean cut;
+    private boolean swallow;
     private volatile boolean closed;
 
     CuttableTcpProxy(InetSocketAddress target) throws IOException {
@@ -46,8 +51,29 @@ final class CuttableTcpProxy implements AutoCloseable {
         open.clear();
     }
 
+    /** Closes every proxied connection; new ones are held open, never answered, even after {@link #heal()}. */
+    synchronized void swallow() {
+        cut();
+        cut = false;
+        swallow = true;
+    }
+
+    /** Waits until {@link #swallow()} holds at least {@code count} connections; false after the timeout. */
+    synchronized boolean awaitSwallowed(int count, long timeoutMs) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (swallowed.size() < count) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                return false;
+            }
+            wait(left);
+        }
+        return true;
+    }
+
     synchronized void heal() {
         cut = false;
+        swallow = false;
     }
 
     private void acceptLoop() {
@@ -57,6 +83,13 @@ final class CuttableTcpProxy implements AutoCloseable {
                 client = listener.accept();
             } catch (IOException e) {
                 return; // closed
+            }
+            synchronized (this) {
+                if (swallow) {
+                    swallowed.add(client);
+                    notifyAll();
+                    continue;
+                }
             }
             try {
                 Socket server = new Socket(target.getAddress(), target.getPort());
@@ -110,5 +143,9 @@ final class CuttableTcpProxy implements AutoCloseable {
         closed = true;
         listener.close();
         cut();
+        synchronized (this) {
+            swallowed.forEach(CuttableTcpProxy::closeQuietly);
+            swallowed.clear();
+        }
     }
 }
