@@ -39,14 +39,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class ZooKeeperEndpointResolver implements TmEndpointResolver {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperEndpointResolver.class);
+    /** A read that failed while ZooKeeper seemed connected is retried after this long (a reconnection retries too). */
+    private static final long RETRY_MS = 1_000;
 
     private final CuratorFramework zk;
     private final boolean ownsClient;
     private final String path;
     private final String deploymentPath;
-    /** A read that failed while ZooKeeper seemed connected is retried after this long (a reconnection retries too). */
-    private static final long RETRY_MS = 1_000;
-
     private final long waitMs;
     /** Registers this resolver's watches so that close() removes them from a client the caller keeps using. */
     private final WatcherRemoveCuratorFramework watches;
