@@ -19,34 +19,28 @@ public final class ZooKeeperClients {
     private ZooKeeperClients() {
     }
 
-    /** A started client that is connected; fails within the connect timeout if the quorum cannot be reached. */
-    public static CuratorFramework connect(HaConfig config) throws TmException {
-        return connect(config, 100);
-    }
-
     /**
-     * A TM server's client: as {@link #connect(HaConfig)}, but a session that stays disconnected for
-     * {@link #tmSessionGiveUpPercent three lease periods} is given up for a new one. A ZooKeeper client waits for a
-     * reconnection's handshake up to the session timeout divided by the number of servers, and a restarting server
-     * can accept connections it then neither answers nor closes (issue 14): without this, no TM could take the lease
-     * for that long. Safe for a TM: its lease, reservations and fences are not ephemeral, it stops deciding after
-     * two lease periods without ZooKeeper anyway, and a successor replaces the advertisement the old session leaves.
+     * A TM server's client: as {@link #connect(HaConfig)}, but a connection attempt that has not succeeded within
+     * {@link #tmReconnectGiveUpMs three lease periods} is given up for a new session ({@link ReconnectWatchdog}).
+     * A ZooKeeper client waits for a handshake up to the session timeout divided by the number of servers, and a
+     * restarting server can accept connections it then neither answers nor closes (issue 14): without this, no TM
+     * could take the lease for that long. Safe for a TM: its lease, reservations and fences are not ephemeral, it
+     * stops deciding after two lease periods without ZooKeeper anyway, and a successor (or itself, primary again)
+     * replaces the advertisement an old session leaves.
      */
     public static CuratorFramework connectForTm(HaConfig config) throws TmException {
-        return connect(config, tmSessionGiveUpPercent(config));
+        CuratorFramework client = connect(config);
+        ReconnectWatchdog.watch(client, tmReconnectGiveUpMs(config));
+        return client;
     }
 
-    /**
-     * When a TM's client gives up a disconnected session, as the percent of the session timeout Curator takes:
-     * three lease periods, at least 2 s (a plain reconnection takes up to about 1 s), at most the session timeout.
-     */
-    static int tmSessionGiveUpPercent(HaConfig config) {
-        long giveUpMs = Math.max(3 * config.leaseMs(), 2_000);
-        long percent = (100 * giveUpMs + config.sessionTimeoutMs() - 1) / config.sessionTimeoutMs();
-        return (int) Math.max(1, Math.min(100, percent));
+    /** Three lease periods, at least 2 s (a plain reconnection takes up to about 1 s), at most the session timeout. */
+    static long tmReconnectGiveUpMs(HaConfig config) {
+        return Math.min(config.sessionTimeoutMs(), Math.max(3 * config.leaseMs(), 2_000));
     }
 
-    private static CuratorFramework connect(HaConfig config, int sessionGiveUpPercent) throws TmException {
+    /** A started client that is connected; fails within the connect timeout if the quorum cannot be reached. */
+    public static CuratorFramework connect(HaConfig config) throws TmException {
         if (!config.isEnabled()) {
             throw new TmException("No ZooKeeper quorum is configured; set " + HaConfig.ZK_QUORUM + " (or "
                     + HaConfig.HBASE_QUORUM + ") to run the transaction manager with high availability");
@@ -56,7 +50,6 @@ public final class ZooKeeperClients {
                 .connectString(config.quorum())
                 .sessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, config.sessionTimeoutMs()))
                 .connectionTimeoutMs(connectTimeout)
-                .simulatedSessionExpirationPercent(sessionGiveUpPercent)
                 // Bounded: a TM call that needs ZooKeeper must fail in bounded time, never block forever.
                 .retryPolicy(new BoundedExponentialBackoffRetry(100, 1_000, 3))
                 .build();
