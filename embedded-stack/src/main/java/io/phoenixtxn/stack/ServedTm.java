@@ -35,7 +35,7 @@ final class ServedTm implements AutoCloseable {
         if (!ha.isEnabled()) {
             throw new TmException("The stack's configuration names no ZooKeeper quorum to serve the TM on");
         }
-        CuratorFramework zk = ZooKeeperClients.connect(ha);
+        CuratorFramework zk = ZooKeeperClients.connectForTm(ha);
         TmHaService service = null;
         try {
             service = TmHaService.start(zk, TmConfig.from(conf::get), TmServerConfig.from(conf::get), ha);

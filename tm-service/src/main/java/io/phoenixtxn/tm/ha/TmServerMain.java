@@ -101,7 +101,7 @@ public final class TmServerMain {
                 tm.close();
             });
         }
-        CuratorFramework zk = ZooKeeperClients.connect(haConfig);
+        CuratorFramework zk = ZooKeeperClients.connectForTm(haConfig);
         HaListener report = new HaListener() {
             @Override
             public void becamePrimary(TmEndpoint endpoint) {

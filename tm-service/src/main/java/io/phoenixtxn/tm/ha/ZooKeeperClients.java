@@ -19,6 +19,26 @@ public final class ZooKeeperClients {
     private ZooKeeperClients() {
     }
 
+    /**
+     * A TM server's client: as {@link #connect(HaConfig)}, but a connection attempt that has not succeeded within
+     * {@link #tmReconnectGiveUpMs three lease periods} is given up for a new session ({@link ReconnectWatchdog}).
+     * A ZooKeeper client waits for a handshake up to the session timeout divided by the number of servers, and a
+     * restarting server can accept connections it then neither answers nor closes (issue 14): without this, no TM
+     * could take the lease for that long. Safe for a TM: its lease, reservations and fences are not ephemeral, it
+     * stops deciding after two lease periods without ZooKeeper anyway, and a successor (or itself, primary again)
+     * replaces the advertisement an old session leaves.
+     */
+    public static CuratorFramework connectForTm(HaConfig config) throws TmException {
+        CuratorFramework client = connect(config);
+        ReconnectWatchdog.watch(client, tmReconnectGiveUpMs(config));
+        return client;
+    }
+
+    /** Three lease periods, at least 2 s (a plain reconnection takes up to about 1 s), at most the session timeout. */
+    static long tmReconnectGiveUpMs(HaConfig config) {
+        return Math.min(config.sessionTimeoutMs(), Math.max(3 * config.leaseMs(), 2_000));
+    }
+
     /** A started client that is connected; fails within the connect timeout if the quorum cannot be reached. */
     public static CuratorFramework connect(HaConfig config) throws TmException {
         if (!config.isEnabled()) {
