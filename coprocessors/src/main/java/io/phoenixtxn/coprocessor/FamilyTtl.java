@@ -32,10 +32,7 @@ public final class FamilyTtl {
 
     /** The family's TTL in seconds, or 0 for none. */
     static long ttlSeconds(ColumnFamilyDescriptor family) {
-        String phoenixTtl = family.getConfigurationValue(PHOENIX_TRANSACTIONAL_TTL);
-        if (phoenixTtl == null) {
-            phoenixTtl = family.getValue(PHOENIX_TRANSACTIONAL_TTL);
-        }
+        String phoenixTtl = family.getValue(PHOENIX_TRANSACTIONAL_TTL); // Phoenix sets it with setValue
         if (phoenixTtl != null) {
             try {
                 long seconds = Long.parseLong(phoenixTtl.trim());

@@ -44,9 +44,6 @@ final class DroppedIndexWrites {
                     return true;
                 }
             }
-            if (t.getCause() == t) {
-                break;
-            }
         }
         return false;
     }
