@@ -10,6 +10,7 @@ import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.regionserver.Store;
@@ -59,6 +60,8 @@ final class TransactionalGc {
     private final Map<CompactionRequest, GcScanner> running = Collections.synchronizedMap(new WeakHashMap<>());
     /** The scanner of each store's flush in progress (one at a time per store), for its end ({@link #afterFlush}). */
     private final Map<Store, GcScanner> flushing = new ConcurrentHashMap<>();
+    /** Set once two passes over an oversized row disagreed ({@link #stopStreaming}). */
+    private volatile boolean streamingDisabled;
 
     TransactionalGc(RegionCoprocessorEnvironment env) {
         this.env = env;
@@ -75,7 +78,7 @@ final class TransactionalGc {
         }
         // FamilyGc below Long.MIN_VALUE: nothing is settled, only aborted versions go (see the class comment).
         GcScanner gc = scanner(store, scanner, horizon, new RowGc(Long.MIN_VALUE, Long.MIN_VALUE, false),
-                RowGc.OutsideInput.NONE, "flush");
+                RowGc.OutsideInput.NONE, "flush", null);
         flushing.put(store, gc);
         return gc;
     }
@@ -96,9 +99,13 @@ final class TransactionalGc {
         boolean major = request.isAllFiles();
         RowGc.OutsideInput outside = major && !storeIsInInput(store, request) ? this::hasDataCellsOutside
                 : RowGc.OutsideInput.NONE;
-        GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(),
-                expiredBelow(store.getColumnFamilyDescriptor(), horizon), major), outside,
-                major ? "major compaction" : "minor compaction");
+        long expiredBelow = expiredBelow(store.getColumnFamilyDescriptor(), horizon);
+        GcScanner.Streaming streaming = streamingDisabled || config.streamMaxCells() == 0
+                || !(store instanceof HStore hstore) ? null
+                : new GcScanner.Streaming(new StreamedRowGc(horizon.gc(), expiredBelow, major),
+                        new StoreCompactionInput(hstore, request), config.streamMaxCells(), this::stopStreaming);
+        GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(), expiredBelow, major), outside,
+                major ? "major compaction" : "minor compaction", streaming);
         running.put(request, gc);
         return gc;
     }
@@ -112,8 +119,8 @@ final class TransactionalGc {
 
     /** Hands the markers of the invalidated writers it dropped to the janitor (they go below the horizon). */
     private void finished(Store store, GcScanner gc) {
-        LOG.debug("GC of {}/{}: {} cells in, {} out", region.getRegionInfo().getEncodedName(),
-                store.getColumnFamilyName(), gc.cellsIn(), gc.cellsOut());
+        LOG.debug("GC of {}/{}: {} cells in, {} out, {} rows in two passes", region.getRegionInfo().getEncodedName(),
+                store.getColumnFamilyName(), gc.cellsIn(), gc.cellsOut(), gc.rowsStreamed());
         Set<Long> invalidated = gc.droppedInvalidated();
         if (!invalidated.isEmpty()) {
             try {
@@ -126,13 +133,24 @@ final class TransactionalGc {
         }
     }
 
+    /**
+     * The two passes of a streamed row disagreed (the compaction failed and is retried): this region's compactions
+     * write oversized rows unchanged from now on, as they did before streaming existed, until the region reopens.
+     */
+    private void stopStreaming(IOException cause) {
+        streamingDisabled = true;
+        LOG.error("GC of {}: oversized rows are written unchanged from now on (until the region reopens) after: {}",
+                region.getRegionInfo().getEncodedName(), cause.getMessage());
+    }
+
     private GcScanner scanner(Store store, InternalScanner scanner, Horizon horizon, RowGc rowGc,
-                              RowGc.OutsideInput outside, String what) throws IOException {
+                              RowGc.OutsideInput outside, String what, GcScanner.Streaming streaming)
+            throws IOException {
         String where = what + " of " + region.getRegionInfo().getEncodedName() + "/" + store.getColumnFamilyName()
                 + " (" + region.getTableDescriptor().getTableName() + ")";
         CommitTable commitTable = GcCommitTable.of(env, commitTableName);
         return new GcScanner(scanner, rowGc, new GcStatusResolver(horizon, commitTable, regionCells, where), outside,
-                config.rowMaxCells(), where);
+                config.rowMaxCells(), where, streaming);
     }
 
     /**
