@@ -13,11 +13,11 @@ final class GcConfig {
     static final String ROW_MAX_CELLS = "phoenix.txn.gc.row.max.cells";
     static final int DEFAULT_ROW_MAX_CELLS = 100_000;
     /**
-     * A larger row is decided in two passes in compactions (StreamedRowGc), up to this many cells (some 40-80 bytes
-     * of region-server heap each while it is decided); beyond, it is written unchanged.
+     * A larger row is decided in two passes in compactions (StreamedRowGc), up to this many cells (about 100-200
+     * bytes of region-server heap each while it is decided); beyond, it is written unchanged.
      */
     static final String STREAM_MAX_CELLS = "phoenix.txn.gc.row.stream.max.cells";
-    static final long DEFAULT_STREAM_MAX_CELLS = 5_000_000;
+    static final long DEFAULT_STREAM_MAX_CELLS = 2_000_000;
 
     private final long horizonRefreshMs;
     private final int rowMaxCells;

@@ -142,8 +142,15 @@ final class GcScanner implements InternalScanner, Shipper {
     private void tooLarge(Cell first, List<Cell> result, List<Cell> gathered) throws IOException {
         oversizedRow = first;
         if (streaming != null) {
-            verdicts = streaming.gc().decide(CellUtil.cloneRow(first), CellUtil.cloneFamily(first),
-                    streaming.input(), statuses, outside, streaming.maxCells());
+            try {
+                verdicts = streaming.gc().decide(CellUtil.cloneRow(first), CellUtil.cloneFamily(first),
+                        streaming.input(), statuses, outside, streaming.maxCells());
+            } catch (IOException | RuntimeException e) {
+                // Nothing of the row is out yet: it is written unchanged, the compaction goes on.
+                LOG.warn("GC of {}: the first pass over oversized row {} failed; it is written unchanged ({})", where,
+                        Bytes.toStringBinary(CellUtil.cloneRow(first)), e.toString());
+                verdicts = null;
+            }
             if (verdicts != null) {
                 rowsStreamed++;
                 GcCounters.streamed();
@@ -157,8 +164,8 @@ final class GcScanner implements InternalScanner, Shipper {
             LOG.warn("GC of {}: row {} has more than {} cells; it is written unchanged (and so is any other such row"
                             + " of this flush or compaction). Raise {} to collect such rows.", where,
                     Bytes.toStringBinary(CellUtil.cloneRow(first)), rowMaxCells, GcConfig.ROW_MAX_CELLS
-                            + (streaming == null ? " (flushes never stream; compactions do)"
-                            : " and " + GcConfig.STREAM_MAX_CELLS));
+                            + " (and " + GcConfig.STREAM_MAX_CELLS + ": compactions decide larger rows in two passes,"
+                            + " flushes never do)");
         }
         emit(gathered, result);
     }
@@ -203,7 +210,6 @@ final class GcScanner implements InternalScanner, Shipper {
             try {
                 done.verifyComplete(where);
             } catch (IOException disagreement) {
-                LOG.error(disagreement.getMessage());
                 streaming.onDisagreement().disagreed(disagreement);
                 throw disagreement;
             }

@@ -20,10 +20,11 @@ import java.util.List;
 
 /**
  * The first pass of {@link StreamedRowGc}: a second store scanner over exactly the files of a compaction, built as
- * HBase's compactor builds its own (same files, same scan type, every version, no TTL: what
- * {@link TransactionalStoreRetention} makes the compactor's scanner keep), opened lazily at the first oversized row and
- * moved forward only, as the compaction's rows are; it never reads past the end of the row it is asked for. Its read point is read later than the compactor's, so HBase's
- * delete markers can hide more here, never less (see {@link StreamedRowGc}).
+ * HBase's compactor builds its own (same files, same scan type, the read point the compaction began with, every
+ * version, no TTL: what {@link TransactionalStoreRetention} makes the compactor's scanner keep), opened lazily at the
+ * first oversized row and moved forward only, as the compaction's rows are; it never reads past the end of the row it
+ * is asked for. Whatever still differs (another coprocessor's scan options) is caught by {@link StreamedRowGc}'s
+ * check.
  */
 final class StoreCompactionInput implements StreamedRowGc.CompactionInput {
     private static final int BATCH = 1_024;
@@ -31,10 +32,16 @@ final class StoreCompactionInput implements StreamedRowGc.CompactionInput {
     private final HStore store;
     private final List<HStoreFile> files;
     private final ScanType scanType;
+    private final long readPoint;
     private StoreScanner scanner;
 
-    StoreCompactionInput(HStore store, CompactionRequest request) {
+    /**
+     * @param readPoint the store's smallest read point when the compaction began (read in preCompact, right after the
+     *                  compactor read its own): HBase's delete markers then apply alike in both scanners
+     */
+    StoreCompactionInput(HStore store, CompactionRequest request, long readPoint) {
         this.store = store;
+        this.readPoint = readPoint;
         this.files = new ArrayList<>();
         for (StoreFile file : request.getFiles()) {
             files.add((HStoreFile) file);
@@ -97,10 +104,16 @@ final class StoreCompactionInput implements StreamedRowGc.CompactionInput {
                 family.getMinVersions(), Integer.MAX_VALUE, Long.MAX_VALUE, family.getKeepDeletedCells(),
                 family.getBlocksize(), base.getTimeToPurgeDeletes(), base.getComparator(),
                 family.isNewVersionBehavior());
-        long readPoint = store.getSmallestReadPoint();
         List<StoreFileScanner> fileScanners = StoreFileScanner.getScannersForCompaction(files, false, readPoint);
-        scanner = new StoreScanner(store, everyVersion, fileScanners, scanType, readPoint,
-                HConstants.OLDEST_TIMESTAMP);
+        try {
+            scanner = new StoreScanner(store, everyVersion, fileScanners, scanType, readPoint,
+                    HConstants.OLDEST_TIMESTAMP);
+        } catch (IOException | RuntimeException e) {
+            for (StoreFileScanner fileScanner : fileScanners) {
+                fileScanner.close(); // as the compactor does: open readers would pin the files
+            }
+            throw e;
+        }
     }
 
     @Override

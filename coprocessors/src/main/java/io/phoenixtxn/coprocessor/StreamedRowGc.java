@@ -23,7 +23,7 @@ import java.util.NoSuchElementException;
  * scanner over the compaction's input ({@link CompactionInput}) and keeps a few primitives per cell (column, version,
  * flags, commit timestamp), resolves writers and decides with the same {@link FamilyGc} rules as {@link RowGc}; the
  * second is the compaction's own scanner, each cell looked up in the {@link Verdicts} as it streams by (per column a
- * cursor over versions in HBase's descending order, no per-cell allocation). A hot row whose history outgrew the
+ * binary search over its versions). A hot row whose history outgrew the
  * buffer is collected like any other instead of being written unchanged forever.
  *
  * <p>The verdicts are only as good as the first pass's view, so the second pass checks that both saw the same puts
@@ -82,6 +82,12 @@ final class StreamedRowGc {
         if (model.malformed) {
             return Verdicts.keepAll(row);
         }
+        for (Column column : model.columns) {
+            if (!column.dataSorted()) {
+                return null; // not HBase's order: nothing to reason about, the row is written unchanged
+            }
+            column.sortCommits();
+        }
         FamilyGc gc = new FamilyGc(horizon, expiredBelow, major);
         FamilyGc minor = major ? new FamilyGc(horizon, expiredBelow, false) : null;
         List<Long> invalidatedCandidates = new ArrayList<>();
@@ -113,11 +119,14 @@ final class StreamedRowGc {
         return new Verdicts(row, model, invalidatedCandidates);
     }
 
-    /** One qualifier of the row: its data versions and its commit cells, each in HBase's (descending) order. */
+    /**
+     * One qualifier of the row: its data versions in HBase's (descending) order, and its commit cells, sorted the same
+     * way before use (a column with commit cells of both qualifier forms, legacy and current, has two runs of them).
+     */
     private static final class Column {
         final byte[] qualifier;
         final Longs data = new Longs();
-        final Longs dataFlags = new Longs(); // TOMBSTONE, FAMILY_DELETE
+        final Bytes1 dataFlags = new Bytes1(); // TOMBSTONE, FAMILY_DELETE
         final Longs commitVersions = new Longs();
         final Longs commitTimestamps = new Longs();
         int[] gcIndex;
@@ -125,10 +134,10 @@ final class StreamedRowGc {
         boolean[] invalidated;
         boolean[] dataKeep;
         boolean[] commitKeep;
-        boolean[] matched;
-        int matchedCount;
-        int dataCursor;
-        int commitCursor;
+        boolean[] dataMatched;
+        boolean[] commitMatched;
+        int dataMatchedCount;
+        int commitMatchedCount;
 
         Column(byte[] qualifier) {
             this.qualifier = qualifier;
@@ -136,6 +145,41 @@ final class StreamedRowGc {
 
         boolean isFamilyDelete(int i) {
             return (dataFlags.get(i) & FAMILY_DELETE) != 0;
+        }
+
+        /** Sorts the commit cells by version, descending (stable for equal versions). */
+        void sortCommits() {
+            int n = commitVersions.size;
+            boolean sorted = true;
+            for (int i = 1; i < n && sorted; i++) {
+                sorted = commitVersions.get(i - 1) >= commitVersions.get(i);
+            }
+            if (sorted) {
+                return;
+            }
+            Integer[] order = new Integer[n];
+            for (int i = 0; i < n; i++) {
+                order[i] = i;
+            }
+            java.util.Arrays.sort(order, (a, b) -> Long.compare(commitVersions.get(b), commitVersions.get(a)));
+            long[] versions = new long[n];
+            long[] timestamps = new long[n];
+            for (int i = 0; i < n; i++) {
+                versions[i] = commitVersions.get(order[i]);
+                timestamps[i] = commitTimestamps.get(order[i]);
+            }
+            System.arraycopy(versions, 0, commitVersions.values, 0, n);
+            System.arraycopy(timestamps, 0, commitTimestamps.values, 0, n);
+        }
+
+        /** True when the data versions are in descending order, as HBase hands one qualifier's cells out. */
+        boolean dataSorted() {
+            for (int i = 1; i < data.size; i++) {
+                if (data.get(i - 1) < data.get(i)) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         void resolveAndAdd(int id, byte[] row, byte[] family, GcStatusResolver statuses, FamilyGc gc,
@@ -163,7 +207,7 @@ final class StreamedRowGc {
         void applyVerdicts(FamilyGc verdicts, List<Long> droppedInvalidated) {
             int n = data.size;
             dataKeep = new boolean[n];
-            matched = new boolean[n];
+            dataMatched = new boolean[n];
             for (int i = 0; i < n; i++) {
                 dataKeep[i] = verdicts.keep(gcIndex[i]);
                 if (!dataKeep[i] && invalidated[i]) {
@@ -171,41 +215,58 @@ final class StreamedRowGc {
                 }
             }
             commitKeep = new boolean[commitVersions.size];
+            commitMatched = new boolean[commitVersions.size];
             for (int j = 0; j < commitVersions.size; j++) {
                 int at = data.indexOfDescending(commitVersions.get(j));
                 commitKeep[j] = at < 0 || dataKeep[at]; // an orphan stays (see the class comment)
             }
             gcIndex = null;
             invalidated = null;
+            commitTsOfData = null;
         }
 
         /**
-         * The verdict on a data cell at {@code version} (cells arrive in descending version order): 1 keep, 0 drop,
-         * -1 not seen by the first pass.
+         * The verdict on a data cell at {@code version}: 1 keep, 0 drop, -1 not seen by the first pass. Each cell of
+         * the second pass takes one occurrence of its version (the first not yet taken; a surplus one takes the
+         * last), so duplicate versions (an HBase client's retried put) match one to one.
          */
         int keepData(long version) {
-            while (dataCursor < data.size && data.get(dataCursor) > version) {
-                dataCursor++;
+            int at = take(data, dataMatched, version);
+            if (at < 0) {
+                return -1;
             }
-            if (dataCursor < data.size && data.get(dataCursor) == version) {
-                if (!matched[dataCursor]) {
-                    matched[dataCursor] = true;
-                    matchedCount++;
-                }
-                return dataKeep[dataCursor] ? 1 : 0;
+            if (!dataMatched[at]) {
+                dataMatched[at] = true;
+                dataMatchedCount++;
             }
-            return -1;
+            return dataKeep[at] ? 1 : 0;
         }
 
         /** The same for a commit cell. */
         int keepCommit(long version) {
-            while (commitCursor < commitVersions.size && commitVersions.get(commitCursor) > version) {
-                commitCursor++;
+            int at = take(commitVersions, commitMatched, version);
+            if (at < 0) {
+                return -1;
             }
-            if (commitCursor < commitVersions.size && commitVersions.get(commitCursor) == version) {
-                return commitKeep[commitCursor] ? 1 : 0;
+            if (!commitMatched[at]) {
+                commitMatched[at] = true;
+                commitMatchedCount++;
             }
-            return -1;
+            return commitKeep[at] ? 1 : 0;
+        }
+
+        private static int take(Longs versions, boolean[] matched, long version) {
+            int at = versions.indexOfDescending(version);
+            if (at < 0) {
+                return -1;
+            }
+            while (at > 0 && versions.get(at - 1) == version) {
+                at--; // the first occurrence
+            }
+            while (matched[at] && at + 1 < versions.size && versions.get(at + 1) == version) {
+                at++;
+            }
+            return at;
         }
     }
 
@@ -388,11 +449,13 @@ final class StreamedRowGc {
                         + " rests on a different view: its files stay as they were, and a later compaction retries");
             }
             for (Column column : model.columns) {
-                if (column.matchedCount != column.data.size) {
+                if (column.dataMatchedCount != column.data.size
+                        || column.commitMatchedCount != column.commitVersions.size) {
                     throw new IOException("GC of " + where + ": the compaction's input read differently in GC's two"
                             + " passes over row " + Bytes.toStringBinary(row) + " (column "
-                            + Bytes.toStringBinary(column.qualifier) + ": " + column.matchedCount + " of "
-                            + column.data.size + " versions came by); the compaction is failed so that no verdict"
+                            + Bytes.toStringBinary(column.qualifier) + ": " + column.dataMatchedCount + " of "
+                            + column.data.size + " data versions and " + column.commitMatchedCount + " of "
+                            + column.commitVersions.size + " commit cells came by); the compaction is failed so that no verdict"
                             + " rests on a version it does not write: its files stay as they were, and a later"
                             + " compaction retries");
                 }
@@ -407,6 +470,23 @@ final class StreamedRowGc {
         /** The data versions the first pass saw (for tests and logs). */
         int dataCells() {
             return model == null ? 0 : model.dataCells();
+        }
+    }
+
+    /** A growable list of bytes. */
+    private static final class Bytes1 {
+        byte[] values = new byte[16];
+        int size;
+
+        void add(int v) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = (byte) v;
+        }
+
+        int get(int i) {
+            return values[i];
         }
     }
 

@@ -7,12 +7,13 @@ import io.phoenixtxn.tm.Horizon;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
-import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
 import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.StoreFile;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
@@ -20,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -60,7 +62,9 @@ final class TransactionalGc {
     private final Map<CompactionRequest, GcScanner> running = Collections.synchronizedMap(new WeakHashMap<>());
     /** The scanner of each store's flush in progress (one at a time per store), for its end ({@link #afterFlush}). */
     private final Map<Store, GcScanner> flushing = new ConcurrentHashMap<>();
-    /** Set once two passes over an oversized row disagreed ({@link #stopStreaming}). */
+    private static final int MAX_DISAGREEMENTS = 3;
+    /** Compactions in a row whose two passes over an oversized row disagreed ({@link #disagreed}). */
+    private final java.util.concurrent.atomic.AtomicInteger disagreements = new java.util.concurrent.atomic.AtomicInteger();
     private volatile boolean streamingDisabled;
 
     TransactionalGc(RegionCoprocessorEnvironment env) {
@@ -103,7 +107,8 @@ final class TransactionalGc {
         GcScanner.Streaming streaming = streamingDisabled || config.streamMaxCells() == 0
                 || !(store instanceof HStore hstore) ? null
                 : new GcScanner.Streaming(new StreamedRowGc(horizon.gc(), expiredBelow, major),
-                        new StoreCompactionInput(hstore, request), config.streamMaxCells(), this::stopStreaming);
+                        new StoreCompactionInput(hstore, request, hstore.getSmallestReadPoint()),
+                        config.streamMaxCells(), this::disagreed);
         GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(), expiredBelow, major), outside,
                 major ? "major compaction" : "minor compaction", streaming);
         running.put(request, gc);
@@ -113,6 +118,9 @@ final class TransactionalGc {
     void afterCompaction(Store store, CompactionRequest request) {
         GcScanner gc = running.remove(request);
         if (gc != null) {
+            if (gc.rowsStreamed() > 0) {
+                disagreements.set(0);
+            }
             finished(store, gc);
         }
     }
@@ -134,13 +142,17 @@ final class TransactionalGc {
     }
 
     /**
-     * The two passes of a streamed row disagreed (the compaction failed and is retried): this region's compactions
-     * write oversized rows unchanged from now on, as they did before streaming existed, until the region reopens.
+     * The two passes of a streamed row disagreed (the compaction failed; a later one retries). A read point that moved
+     * between the two scanners' openings explains one; after {@link #MAX_DISAGREEMENTS} in a row, this region's
+     * compactions write oversized rows unchanged, as before streaming existed, until the region reopens.
      */
-    private void stopStreaming(IOException cause) {
-        streamingDisabled = true;
-        LOG.error("GC of {}: oversized rows are written unchanged from now on (until the region reopens) after: {}",
-                region.getRegionInfo().getEncodedName(), cause.getMessage());
+    private void disagreed(IOException cause) {
+        int count = disagreements.incrementAndGet();
+        if (count >= MAX_DISAGREEMENTS) {
+            streamingDisabled = true;
+        }
+        LOG.error("{} ({} in a row{})", cause.getMessage(), count, streamingDisabled
+                ? "; oversized rows of this region are written unchanged from now on, until it reopens" : "");
     }
 
     private GcScanner scanner(Store store, InternalScanner scanner, Horizon horizon, RowGc rowGc,
@@ -178,25 +190,37 @@ final class TransactionalGc {
         return true;
     }
 
-    /** The region (memstore and every file, no coprocessors) holds a data cell of the row below {@code below}. */
+    /**
+     * The region (memstore and every file, no region coprocessors) holds a data cell of the row below {@code below}
+     * that is not in the input. Read in batches and stopped at the first such cell: the row may be one of millions
+     * of cells.
+     */
     private boolean hasDataCellsOutside(byte[] row, byte[] family, long below, Set<RowGc.CellKey> input) {
         if (below <= 0) {
             return false;
         }
+        if (!(region instanceof HRegion hregion)) {
+            return true;
+        }
+        Scan scan = new Scan().withStartRow(row).withStopRow(row, true).addFamily(family).readAllVersions()
+                .setBatch(1_024);
         try {
-            Get get = new Get(row).addFamily(family).readAllVersions().setTimeRange(0, below);
-            List<Cell> cells = region instanceof HRegion ? ((HRegion) region).get(get, false)
-                    : region.get(get).listCells();
-            if (cells == null) {
+            scan.setTimeRange(0, below);
+            try (RegionScanner scanner = hregion.getScanner(scan)) {
+                List<Cell> cells = new ArrayList<>();
+                boolean more;
+                do {
+                    cells.clear();
+                    more = scanner.next(cells);
+                    for (Cell cell : cells) {
+                        if (!OnDiskLayout.isCommitCell(cell) && !input.contains(
+                                new RowGc.CellKey(CellUtil.cloneQualifier(cell), cell.getTimestamp()))) {
+                            return true;
+                        }
+                    }
+                } while (more && !cells.isEmpty());
                 return false;
             }
-            for (Cell cell : cells) {
-                if (!OnDiskLayout.isCommitCell(cell)
-                        && !input.contains(new RowGc.CellKey(CellUtil.cloneQualifier(cell), cell.getTimestamp()))) {
-                    return true;
-                }
-            }
-            return false;
         } catch (IOException | RuntimeException e) {
             LOG.debug("GC of {}: cannot read row cells outside the compaction; its markers stay",
                     region.getRegionInfo().getEncodedName(), e);

@@ -314,4 +314,82 @@ class StreamedRowGcTest {
         assertThrows(IOException.class, () -> drain(scanner));
         assertEquals(1, disagreements.get());
     }
+
+    private static List<Cell> committedVersions(String row, int versions, byte[]... commitQualifierForms) {
+        List<Cell> input = new ArrayList<>();
+        byte[] r = Bytes.toBytes(row);
+        for (int v = 1; v <= versions; v++) {
+            input.add(new KeyValue(r, F, QUALIFIERS[0], tx(v, 0), KeyValue.Type.Put, Bytes.toBytes("v" + v)));
+            byte[] commitQualifier = commitQualifierForms.length == 0 ? OnDiskLayout.commitQualifier(QUALIFIERS[0])
+                    : commitQualifierForms[v % commitQualifierForms.length];
+            input.add(new KeyValue(r, F, commitQualifier, tx(v, 0), KeyValue.Type.Put, Bytes.toBytes(tx(v, 1))));
+        }
+        return input;
+    }
+
+    @Test
+    void aCommitCellTheSecondPassNeverSeesFailsTheCompaction() throws IOException {
+        List<Cell> input = committedVersions("r", 50);
+        List<Cell> compactionView = new ArrayList<>(input);
+        // The first pass sees v50's commit cell, the compaction does not: without the check, v50 would be kept as the
+        // newest committed version without its commit cell and v49 dropped.
+        compactionView.removeIf(c -> OnDiskLayout.isCommitCell(c) && c.getTimestamp() == tx(50, 0));
+        AtomicInteger disagreements = new AtomicInteger();
+        GcScanner scanner = streamed(compactionView, new ListInput(input), true, new FakeCommitTable(), 10, 1_000,
+                disagreements, 7);
+        IOException failed = assertThrows(IOException.class, () -> drain(scanner));
+        assertTrue(failed.getMessage().contains("49 of 50 commit cells"), failed.getMessage());
+        assertEquals(1, disagreements.get());
+    }
+
+    @Test
+    void duplicateVersionsInBothPassesMatchOneToOne() throws IOException {
+        List<Cell> input = committedVersions("r", 30);
+        // An HBase client's retried put of v30: the same key twice (different sequence ids in a real store).
+        input.add(new KeyValue(Bytes.toBytes("r"), F, QUALIFIERS[0], tx(30, 0), KeyValue.Type.Put,
+                Bytes.toBytes("v30")));
+        input.sort(CellComparator.getInstance());
+        AtomicInteger disagreements = new AtomicInteger();
+        GcScanner scanner = streamed(input, new ListInput(input), true, new FakeCommitTable(), 10, 1_000,
+                disagreements, 4);
+        List<String> out = describe(drain(scanner));
+        assertEquals(0, disagreements.get());
+        assertEquals(3, out.size(), "v30 twice and its commit cell: " + out);
+    }
+
+    @Test
+    void commitCellsOfBothQualifierFormsInOneColumnAreMatched() throws IOException {
+        byte[] current = OnDiskLayout.commitQualifier(QUALIFIERS[0]);
+        byte[] legacy = Bytes.add(QUALIFIERS[0], new byte[] {(byte) 0xC2, (byte) 0x80});
+        org.junit.jupiter.api.Assumptions.assumeTrue(OnDiskLayout.isCommitCell(new KeyValue(Bytes.toBytes("r"), F,
+                legacy, 1L, KeyValue.Type.Put, Bytes.toBytes(2L))), "the legacy commit-cell form is read");
+        List<Cell> input = committedVersions("r", 40, current, legacy);
+        AtomicInteger disagreements = new AtomicInteger();
+        GcScanner scanner = streamed(input, new ListInput(input), true, new FakeCommitTable(), 10, 1_000,
+                disagreements, 6);
+        List<Cell> out = drain(scanner);
+        assertEquals(0, disagreements.get());
+        assertEquals(List.of(tx(40, 0), tx(40, 0)), out.stream().map(Cell::getTimestamp).toList(), describe(out)
+                .toString());
+    }
+
+    @Test
+    void aFailingFirstPassLeavesTheRowUnchangedAndTheCompactionGoesOn() throws IOException {
+        List<Cell> input = committedVersions("r", 30);
+        StreamedRowGc.CompactionInput broken = new StreamedRowGc.CompactionInput() {
+            @Override
+            public boolean readRow(byte[] row, StreamedRowGc.CellSink sink, long maxCells) throws IOException {
+                throw new IOException("store file unreadable (test)");
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        GcScanner.Streaming streaming = new GcScanner.Streaming(new StreamedRowGc(GC, Long.MIN_VALUE, true), broken,
+                1_000, cause -> { });
+        GcScanner scanner = new GcScanner(new BatchScanner(input, 5), new RowGc(GC, Long.MIN_VALUE, true),
+                resolver(new FakeCommitTable()), RowGc.OutsideInput.NONE, 10, "test", streaming);
+        assertEquals(60, drain(scanner).size());
+    }
 }
