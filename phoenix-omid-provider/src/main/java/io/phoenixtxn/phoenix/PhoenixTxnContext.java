@@ -51,9 +51,24 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /** Non-null while this context runs an index population. */
     private volatile IndexBuildProgress population;
 
+    /**
+     * The connection whose metadata cache this context's reads resolved (sub-task children have no connection of
+     * their own but share their parent's), told when a read finds a table gone ({@link DroppedTableReads}).
+     */
+    private final PhoenixConnection metadataOwner;
+
     PhoenixTxnContext(PhoenixConnection connection, Transaction tx) {
+        this(connection, tx, connection);
+    }
+
+    private PhoenixTxnContext(PhoenixConnection connection, Transaction tx, PhoenixConnection metadataOwner) {
         this.connection = connection;
         this.tx = tx;
+        this.metadataOwner = metadataOwner;
+    }
+
+    PhoenixConnection metadataOwner() {
+        return metadataOwner;
     }
 
     private TxnClient client() throws SQLException {
@@ -329,7 +344,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         PhoenixTxnContext other = (PhoenixTxnContext) ctx;
         Transaction otherTx = other.tx;
         if (subTask) {
-            PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView());
+            PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView(),
+                    other.metadataOwner);
             child.population = other.population; // a client-side population's parallel scans count into it
             return child;
         }

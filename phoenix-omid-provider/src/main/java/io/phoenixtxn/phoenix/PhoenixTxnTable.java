@@ -97,7 +97,7 @@ final class PhoenixTxnTable implements Table {
         try {
             return table.get(tx(), get);
         } catch (IOException e) {
-            throw DroppedTableReads.translate(table.getName(), e);
+            throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
         }
     }
 
@@ -106,7 +106,7 @@ final class PhoenixTxnTable implements Table {
         try {
             return table.get(tx(), gets);
         } catch (IOException e) {
-            throw DroppedTableReads.translate(table.getName(), e);
+            throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
         }
     }
 
@@ -133,9 +133,10 @@ final class PhoenixTxnTable implements Table {
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
         ResultScanner scanner;
         try {
-            scanner = new DroppedTableScanner(table.getScanner(tx(), snapshotScan), table.getName());
+            scanner = new DroppedTableScanner(table.getScanner(tx(), snapshotScan), table.getName(),
+                    context.metadataOwner());
         } catch (IOException e) {
-            throw DroppedTableReads.translate(table.getName(), e);
+            throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
         }
         IndexBuildProgress population = context.population();
         return population == null ? scanner : new CountingScanner(scanner, population);
