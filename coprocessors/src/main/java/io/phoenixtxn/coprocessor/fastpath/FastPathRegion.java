@@ -58,7 +58,7 @@ public final class FastPathRegion {
                 config.slotMaxAgeMs());
         this.bootstrap = new RegionBootstrap(clock, timestamps);
         this.inFlight = new InFlightWrites(config.readWaitMs());
-        this.rows = new RowReader(env.getRegion(), commitTable);
+        this.rows = new RowReader(env.getRegion(), commitTable, GcHorizon::current);
         this.tentativeWrites = new TentativeWriteCheck(env.getRegion(), rows, bootstrap, clock);
         this.writer = new FastPathWriter(env.getRegion(), rows, bootstrap, clock, inFlight, tentativeWrites,
                 config.bootstrapWaitMs(), () -> GcHorizon.current().gc());

@@ -95,7 +95,7 @@ final class FastPathWriter {
                     + region.getRegionInfo().getEncodedName() + " of " + table() + " has no fresh TM timestamp for"
                     + " its version clock yet; retry as a regular transaction");
         }
-        RowState state = rows.read(row);
+        RowState state = rows.readForWrite(row);
         if (!state.pendingWriters().isEmpty()) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.TENTATIVE_VERSION, "row "
                     + Bytes.toStringBinary(row) + " of " + table() + " has versions of transactions "

@@ -39,7 +39,7 @@ class FastPathWriterTest {
     @Test
     void aResentCarrierAnsweredFromItsNonceIsInDoubtNotApplied() {
         Region region = emptyRegion();
-        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null), null, null, null, null, 0,
+        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null, () -> io.phoenixtxn.tm.Horizon.UNKNOWN), null, null, null, null, 0,
                 () -> -1);
         Increment resent = FastPathWire.carrier(Bytes.toBytes("r"), FastPathRequest.write(FastPathRequest.NO_BOUND,
                 List.of(new ColumnValue(F, Bytes.toBytes("v"), Bytes.toBytes(1L)))), null);
@@ -57,7 +57,7 @@ class FastPathWriterTest {
         Region region = emptyRegion();
         ScriptedTimestamps tm = ScriptedTimestamps.held(RowCells.slot(0)); // the TM never answers
         LocalVersionClock clock = new LocalVersionClock(tm);
-        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null), new RegionBootstrap(clock, tm),
+        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null, () -> io.phoenixtxn.tm.Horizon.UNKNOWN), new RegionBootstrap(clock, tm),
                 clock, new InFlightWrites(1_000), null, 60_000, () -> -1);
         Increment carrier = FastPathWire.carrier(Bytes.toBytes("r"), FastPathRequest.write(FastPathRequest.NO_BOUND,
                 List.of(new ColumnValue(F, Bytes.toBytes("v"), Bytes.toBytes(1L)))), null);
@@ -81,7 +81,7 @@ class FastPathWriterTest {
         LocalVersionClock clock = new LocalVersionClock(tm);
         RegionBootstrap bootstrap = new RegionBootstrap(clock, tm);
         assertTrue(bootstrap.await(1_000));
-        RowReader rows = new RowReader(region, null);
+        RowReader rows = new RowReader(region, null, () -> io.phoenixtxn.tm.Horizon.UNKNOWN);
         long horizon = TimestampLayout.nextSlotStart(RowCells.slot(100)) + 1; // just above the TM's last timestamp
         FastPathWriter writer = new FastPathWriter(region, rows, bootstrap, clock, new InFlightWrites(1_000),
                 new TentativeWriteCheck(region, rows, bootstrap, clock), 1_000, () -> horizon);
