@@ -1,6 +1,5 @@
 package io.phoenixtxn.coprocessor.fastpath;
 
-import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.fastpath.FastPathWire;
 import io.phoenixtxn.coprocessor.GcHorizon;
@@ -146,10 +145,5 @@ public final class FastPathRegion {
     /** The clock of this region's server (tests, monitoring). */
     public LocalVersionClock clock() {
         return clock;
-    }
-
-    static boolean namesCommitTable(OperationWithAttributes op) {
-        return op.getAttribute(SnapshotAttributes.COMMIT_TABLE) != null
-                || op.getAttribute(SnapshotAttributes.CONFLICTS_SINCE) != null;
     }
 }
