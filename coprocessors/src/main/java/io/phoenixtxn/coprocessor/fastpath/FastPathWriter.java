@@ -12,6 +12,7 @@ import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.Pair;
@@ -44,6 +45,10 @@ final class FastPathWriter {
     private record Pending(Increment carrier, InFlightWrites.Entry entry, Result answer) {
     }
 
+    /** A carrier admitted in preIncrement, with its request decoded there (not again under the row lock). */
+    private record Admitted(Increment carrier, FastPathRequest request) {
+    }
+
     private final Region region;
     private final RowReader rows;
     private final RegionBootstrap bootstrap;
@@ -53,6 +58,9 @@ final class FastPathWriter {
     private final long bootstrapWaitMs;
     private final LongSupplier gcHorizon;
     private final ThreadLocal<Pending> pending = new ThreadLocal<>();
+    private final ThreadLocal<Admitted> admitted = new ThreadLocal<>();
+    /** The descriptor last found to have the fast path on (a region's descriptor changes only by a reopen). */
+    private volatile TableDescriptor enabledDescriptor;
 
     /** @param gcHorizon the region server's GC horizon (a timestamp inside a slot the TM issued); -1 while unknown */
     FastPathWriter(Region region, RowReader rows, RegionBootstrap bootstrap, LocalVersionClock clock,
@@ -74,6 +82,8 @@ final class FastPathWriter {
      * holds back no other writer of the row or region.
      */
     void admit(Increment carrier) throws IOException {
+        admitted.remove();
+        FastPathRequest request = FastPathRequest.decode(FastPathWire.requestOf(carrier));
         checkSwitch();
         if (!bootstrap.await(bootstrapWaitMs)) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.SLOT_UNAVAILABLE, "region "
@@ -82,13 +92,23 @@ final class FastPathWriter {
                     + FastPathConfig.BOOTSTRAP_WAIT_MS + "=" + bootstrapWaitMs + " ms); retry as a regular transaction");
         }
         clock.freshen(bootstrapWaitMs); // a slot that aged past its maximum age is left for a fresh one here
+        admitted.set(new Admitted(carrier, request));
+    }
+
+    /** Whether this handler admitted {@code carrier} in preIncrement (its commit table was verified there). */
+    boolean admitted(Increment carrier) {
+        Admitted a = admitted.get();
+        return a != null && a.carrier() == carrier;
     }
 
     /** The cells that replace the carrier's: the write's data and commit cells, or none. Never waits. */
     List<Pair<Cell, Cell>> write(Increment carrier) throws IOException {
+        Admitted a = admitted.get();
+        admitted.remove();
         finished();
         byte[] row = carrier.getRow();
-        FastPathRequest request = FastPathRequest.decode(FastPathWire.requestOf(carrier));
+        FastPathRequest request = a != null && a.carrier() == carrier ? a.request()
+                : FastPathRequest.decode(FastPathWire.requestOf(carrier));
         checkSwitch();
         if (!bootstrap.await(0)) { // admitted in preIncrement, which waited for it
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.SLOT_UNAVAILABLE, "region "
@@ -101,13 +121,13 @@ final class FastPathWriter {
                     + Bytes.toStringBinary(row) + " of " + table() + " has versions of transactions "
                     + state.pendingWriters() + " that may still commit; retry as a regular transaction");
         }
-        if (state.version() > request.bound()) {
+        if (request.mode() == FastPathRequest.Mode.CONDITIONAL && state.version() > request.bound()) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.NEWER_COMMIT, "row "
                     + Bytes.toStringBinary(row) + " of " + table() + " has a version committed at "
                     + state.version() + ", after the version " + request.bound() + " it was read at; read it again");
         }
-        List<ColumnValue> columns = request.function() == null ? request.columns()
-                : request.function().apply(state::committedValue);
+        List<ColumnValue> columns = request.mode() == FastPathRequest.Mode.FUNCTION
+                ? request.function().apply(state::committedValue) : request.columns();
         if (columns == null) {
             pending.set(new Pending(carrier, null, answer(row, state.visibleCells(familyOf(request)), false,
                     state.version())));
@@ -177,7 +197,13 @@ final class FastPathWriter {
     }
 
     private void checkSwitch() throws FastPathAbortedException {
-        if (!FastPathSwitch.isEnabled(region.getTableDescriptor())) {
+        TableDescriptor descriptor = region.getTableDescriptor();
+        if (descriptor == enabledDescriptor) {
+            return;
+        }
+        if (FastPathSwitch.isEnabled(descriptor)) {
+            enabledDescriptor = descriptor;
+        } else {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.FENCED, "table " + table()
                     + " does not have the fast path enabled (it is opt-in: descriptor attribute "
                     + FastPathSwitch.ATTRIBUTE + "=true, set by FastPathSwitch.enable on a table without indexes;"
