@@ -15,7 +15,6 @@ import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hadoop.hbase.util.Pair;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -25,9 +24,9 @@ import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
- * putVersion (VLDB'18 Alg. 4 lines 11-18; Lorra draft validateAndMutate and brwc), run in postIncrementBeforeWAL with
- * the row locked exclusively by its carrier increment, so that reading the row, numbering the write and writing it are
- * one atomic step:
+ * putVersion (VLDB'18 Alg. 4 lines 11-18; Lorra draft validateAndMutate and brwc), run in preBatchMutate with the
+ * row locked exclusively by its carrier increment (whose placeholder column preIncrement removed, so HBase reads nothing
+ * for it), so that reading the row, numbering the write and writing it are one atomic step:
  * <ol>
  *   <li>refused when the table does not have the fast path enabled ({@link FastPathSwitch}), or the region has no bootstrapped
  *       clock (no TM answered);</li>
@@ -35,7 +34,7 @@ import java.util.function.LongSupplier;
  *   <li>brwc: the function computes the new values from the row's latest committed ones (it may write nothing);</li>
  *   <li>the clock is bumped to the row's newest commit timestamp and to the GC horizon (below it compaction may have
  *       removed every trace of a commit) and draws the version v: data cells and their commit
- *       cells, all at v, replace the increment's cells (one WAL edit, one MVCC write);</li>
+ *       cells, all at v, join the carrier's batch (one WAL edit, one MVCC write);</li>
  *   <li>the write is registered in flight from before the draw until it is readable ({@link InFlightWrites}).</li>
  * </ol>
  * The answer (the written cells, or the current ones, and the outcome) is kept for postIncrement on the handler's thread;
@@ -101,8 +100,8 @@ final class FastPathWriter {
         return a != null && a.carrier() == carrier;
     }
 
-    /** The cells that replace the carrier's: the write's data and commit cells, or none. Never waits. */
-    List<Pair<Cell, Cell>> write(Increment carrier) throws IOException {
+    /** The cells the carrier writes: the write's data and commit cells, or none. Never waits. */
+    List<Cell> write(Increment carrier) throws IOException {
         Admitted a = admitted.get();
         admitted.remove();
         finished();
@@ -150,14 +149,14 @@ final class FastPathWriter {
             entry.drawn(version);
             tentativeWrites.wrote(version);
             FastPathHooks.current().afterVersionDrawn(row, version);
-            List<Pair<Cell, Cell>> cells = new ArrayList<>(2 * columns.size());
+            List<Cell> cells = new ArrayList<>(2 * columns.size());
             List<Cell> written = new ArrayList<>(columns.size());
             byte[] commitValue = OnDiskLayout.encodeCommitTimestamp(version);
             for (ColumnValue column : columns) {
                 KeyValue data = new KeyValue(row, column.family(), column.qualifier(), version, column.value());
-                cells.add(new Pair<>(null, data));
-                cells.add(new Pair<>(null, new KeyValue(row, column.family(),
-                        OnDiskLayout.commitQualifier(column.qualifier()), version, commitValue)));
+                cells.add(data);
+                cells.add(new KeyValue(row, column.family(), OnDiskLayout.commitQualifier(column.qualifier()),
+                        version, commitValue));
                 written.add(data);
             }
             written.sort(CellComparator.getInstance());
@@ -170,8 +169,9 @@ final class FastPathWriter {
     }
 
     /**
-     * The answer of a carrier: what {@link #write} kept for it. HBase runs postIncrement but not
-     * postIncrementBeforeWAL for a carrier it recognised as resent (its nonce was seen): the first attempt's answer is
+     * The answer of a carrier: what {@link #write} kept for it. HBase runs postIncrement but marks a carrier it
+     * recognised as resent (its nonce was seen) done before preBatchMutate, which leaves it unwritten: the first
+     * attempt's answer is
      * not here, and whether it applied is unknown (a brwc may have been refused, a bwc's version is its own), so the
      * answer is in doubt, never "applied".
      */

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link FastPathWriter} on a fake region: the answer of a carrier HBase recognised as resent (its nonce manager reports
- * a duplicate, so HBase skips postIncrementBeforeWAL, {@link FastPathWriter#write}, and still calls postIncrement,
+ * a duplicate, so HBase marks it done before preBatchMutate, which skips {@link FastPathWriter#write}, and still calls postIncrement,
  * {@link FastPathWriter#answer}) is in doubt, never "applied"; and the write itself, run under the row lock and the
  * region's updates lock, never waits for the clock's bootstrap (preIncrement, {@link FastPathWriter#admit}, does).
  */
@@ -44,7 +44,7 @@ class FastPathWriterTest {
         Increment resent = FastPathWire.carrier(Bytes.toBytes("r"), FastPathRequest.write(FastPathRequest.NO_BOUND,
                 List.of(new ColumnValue(F, Bytes.toBytes("v"), Bytes.toBytes(1L)))), null);
 
-        // HBase's duplicate path: postIncrementBeforeWAL skipped, postIncrement called.
+        // HBase's duplicate path: the write in preBatchMutate skipped, postIncrement called.
         FastPathInDoubtException inDoubt = assertThrows(FastPathInDoubtException.class, () -> {
             Result answer = writer.answer(resent);
             throw new AssertionError("answered " + FastPathWire.outcomeOf(answer) + " for a resent carrier");
