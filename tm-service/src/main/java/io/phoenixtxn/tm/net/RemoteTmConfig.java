@@ -74,11 +74,16 @@ public final class RemoteTmConfig {
     public static RemoteTmConfig from(Function<String, String> lookup) {
         String trustFile = ConfigValues.string(lookup, TLS_TRUST_FILE, null);
         boolean tls = ConfigValues.bool(lookup, TLS_ENABLED, false);
+        boolean mutual = TmTls.enabled(lookup);
+        if (mutual && (tls || trustFile != null)) {
+            throw new IllegalArgumentException(TmTls.ENABLED + "=true (mutual TLS, key and trust stores) and the"
+                    + " server-only TLS keys " + TLS_ENABLED + "/" + TLS_TRUST_FILE + " are both set; keep one");
+        }
         if (trustFile != null && !tls) {
             throw new IllegalArgumentException(TLS_TRUST_FILE + " is set but " + TLS_ENABLED + " is not true; set "
                     + TLS_ENABLED + "=true to use TLS, or remove the trust file");
         }
-        SslContext ssl = !tls ? null : ConfigValues.tls(TLS_ENABLED + "/" + TLS_TRUST_FILE, () -> trustFile == null
+        SslContext ssl = mutual ? TmTls.clientContext(lookup) : !tls ? null : ConfigValues.tls(TLS_ENABLED + "/" + TLS_TRUST_FILE, () -> trustFile == null
                 ? SslContextBuilder.forClient().build()
                 : SslContextBuilder.forClient().trustManager(ConfigValues.readableFile(TLS_TRUST_FILE, trustFile))
                         .build());
