@@ -1,9 +1,16 @@
 /*
  * What an application does with phoenix-client-embedded and phoenix-txn's shaded client jar on its classpath and
  * nothing else (ShadedClientIT runs it with java's source launcher, so no jar of ours adds classes to that
- * classpath): a TRANSACTIONAL=true table, an upsert committed and read back from another connection, and two
- * transactions writing the same row, of which the second to commit aborts with SQL error 523. Prints one line per
- * step; exits 0 only when every step behaved.
+ * classpath).
+ *
+ *   ShadedClientProgram URL transactions [key=value ...]   a TRANSACTIONAL=true table, an upsert committed and read
+ *       back from another connection, two transactions writing the same row (the second to commit aborts with SQL
+ *       error 523); prints ALL OK when every step behaved
+ *   ShadedClientProgram URL refused [key=value ...]        a client the TM must refuse (run after the first mode
+ *       made the table): its transaction must fail; prints REFUSED and the error
+ *
+ * key=value pairs are JDBC connection properties (the TLS keys of the run). Exits 0 only when the mode's
+ * expectation held.
  */
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,6 +24,31 @@ public class ShadedClientProgram {
         String url = args[0];
         Properties props = new Properties();
         props.setProperty("phoenix.transactions.enabled", "true");
+        for (int i = 2; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            props.setProperty(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
+        if ("refused".equals(args[1])) {
+            refused(url, props);
+        } else {
+            transactions(url, props);
+        }
+    }
+
+    private static void refused(String url, Properties props) {
+        try (Connection c = DriverManager.getConnection(url, props)) {
+            c.setAutoCommit(false);
+            c.createStatement().executeUpdate("UPSERT INTO SHADED_T VALUES (99, 'rogue')");
+            c.commit();
+            System.out.println("FAIL the TM served a client it must refuse");
+            System.exit(1);
+        } catch (SQLException e) {
+            System.out.println("REFUSED " + e.getErrorCode() + " " + e.getMessage().replace('\n', ' '));
+            System.exit(0);
+        }
+    }
+
+    private static void transactions(String url, Properties props) throws Exception {
         try (Connection a = DriverManager.getConnection(url, props);
              Connection b = DriverManager.getConnection(url, props)) {
             a.setAutoCommit(false);
@@ -48,8 +80,6 @@ public class ShadedClientProgram {
                 }
                 System.out.println("STEP conflict aborted " + e.getErrorCode());
             }
-            String provider = DriverManager.getDriver(url).getClass().getName();
-            System.out.println("STEP driver " + provider);
         }
         System.out.println("ALL OK");
         System.exit(0);
