@@ -25,7 +25,10 @@ import java.util.function.Function;
  * ACL provider), so no TM node is ever created open on a cluster that configured one.
  */
 public final class ZkAccess {
-    /** Comma-separated {@code scheme:id:perms} entries (perms from {@code cdrwa}), e.g. {@code sasl:tm:cdrwa,world:anyone:r}. */
+    /**
+     * Comma-separated {@code scheme:id:perms} entries (perms from {@code cdrwa}), e.g.
+     * {@code sasl:tm:cdrwa,world:anyone:r}.
+     */
     public static final String ACL = "phoenix.txn.tm.zk.acl";
     /** {@code scheme:credentials} added to each ZooKeeper session, e.g. {@code digest:tm:secret}. */
     public static final String AUTH = "phoenix.txn.tm.zk.auth";

@@ -15,7 +15,10 @@ public final class TmServerConfig {
     public static final String IDLE_TIMEOUT_S = "phoenix.txn.tm.server.idle.timeout.s";
     public static final String IO_THREADS = "phoenix.txn.tm.server.io.threads";
     public static final String WORKER_THREADS = "phoenix.txn.tm.server.worker.threads";
-    /** PEM certificate chain; TLS is on when this and {@link #TLS_KEY_FILE} are set. */
+    /**
+     * PEM certificate chain; server-only TLS (clients not authenticated) is on when this and {@link #TLS_KEY_FILE}
+     * are set. Mutual TLS is {@link TmTls#ENABLED} instead; a configuration with both is refused.
+     */
     public static final String TLS_CERT_FILE = "phoenix.txn.tm.server.tls.cert.file";
     /** PEM private key (unencrypted PKCS#8) of {@link #TLS_CERT_FILE}. */
     public static final String TLS_KEY_FILE = "phoenix.txn.tm.server.tls.key.file";
@@ -209,7 +212,7 @@ public final class TmServerConfig {
     public String toString() {
         return "TmServerConfig{" + host + ":" + port + ", maxFrameBytes=" + maxFrameBytes + ", ioThreads="
                 + ioThreads + ", workerThreads=" + workerThreads + ", idleTimeoutSeconds=" + idleTimeoutSeconds
-                + ", spinMicros=" + spinMicros + ", tls=" + (sslContext == null ? "off" : mutualTls ? "mutual" : "server")
-                + "}";
+                + ", spinMicros=" + spinMicros + ", tls="
+                + (sslContext == null ? "off" : mutualTls ? "mutual" : "server") + "}";
     }
 }
