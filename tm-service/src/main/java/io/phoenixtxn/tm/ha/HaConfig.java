@@ -41,9 +41,10 @@ public final class HaConfig {
     private final long sessionTimeoutMs;
     private final long discoveryTimeoutMs;
     private final String advertisedHost;
+    private final ZkAccess access;
 
     private HaConfig(String quorum, String quorumKey, String basePath, long leaseMs, long connectTimeoutMs,
-                     long sessionTimeoutMs, long discoveryTimeoutMs, String advertisedHost) {
+                     long sessionTimeoutMs, long discoveryTimeoutMs, String advertisedHost, ZkAccess access) {
         this.quorum = quorum;
         this.quorumKey = quorumKey;
         this.basePath = basePath;
@@ -52,6 +53,7 @@ public final class HaConfig {
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.discoveryTimeoutMs = discoveryTimeoutMs;
         this.advertisedHost = advertisedHost;
+        this.access = access;
     }
 
     /** Reads every key through {@code lookup} (null = default); a bad value fails naming its key. */
@@ -91,7 +93,8 @@ public final class HaConfig {
                 positive(lookup, ZK_CONNECT_TIMEOUT_MS, DEFAULT_ZK_CONNECT_TIMEOUT_MS),
                 positive(lookup, ZK_SESSION_TIMEOUT_MS, DEFAULT_ZK_SESSION_TIMEOUT_MS),
                 positive(lookup, DISCOVERY_TIMEOUT_MS, DEFAULT_DISCOVERY_TIMEOUT_MS),
-                trimmed(lookup.apply(ADVERTISED_HOST)));
+                trimmed(lookup.apply(ADVERTISED_HOST)),
+                ZkAccess.from(lookup));
     }
 
     /** HBase lists quorum hosts without ports and gives the port separately; ZooKeeper wants host:port. */
@@ -151,6 +154,11 @@ public final class HaConfig {
         return advertisedHost;
     }
 
+    /** ACL of the nodes this client creates, and its session's credentials ({@link ZkAccess}). */
+    public ZkAccess access() {
+        return access;
+    }
+
     private static String trimmed(String raw) {
         return raw == null || raw.isBlank() ? null : raw.trim();
     }
@@ -162,6 +170,6 @@ public final class HaConfig {
     @Override
     public String toString() {
         return "HaConfig{quorum=" + quorum + " (from " + quorumKey + "), path=" + basePath + ", leaseMs=" + leaseMs
-                + "}";
+                + ", " + access + "}";
     }
 }

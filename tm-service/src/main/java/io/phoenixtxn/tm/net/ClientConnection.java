@@ -131,7 +131,8 @@ final class ClientConnection {
                     if (failure != null) {
                         // A TLS-only server closes a plain connection without a word; say what it may mean.
                         String hint = config.sslContext() == null && closedByPeer
-                                ? "; if the TM server requires TLS, set " + RemoteTmConfig.TLS_ENABLED + "=true" : "";
+                                ? "; if the TM server requires TLS, set " + TmTls.ENABLED + "=true (mutual TLS) or "
+                                        + RemoteTmConfig.TLS_ENABLED + "=true" : "";
                         String reason = "Handshake with the TM at " + endpoint.address() + " failed: "
                                 + failure.getMessage() + hint;
                         close(reason);
@@ -347,12 +348,14 @@ final class ClientConnection {
     private String explain(Throwable cause) {
         if (Failures.hasCause(cause, NotSslRecordException.class)) {
             return "the TM at " + endpoint.address() + " answered in plain text, not TLS; enable TLS on the server ("
-                    + TmServerConfig.TLS_CERT_FILE + ", " + TmServerConfig.TLS_KEY_FILE + ") or turn it off here ("
-                    + RemoteTmConfig.TLS_ENABLED + ")";
+                    + TmTls.ENABLED + ", or " + TmServerConfig.TLS_CERT_FILE + " and " + TmServerConfig.TLS_KEY_FILE
+                    + ") or turn it off here (" + TmTls.ENABLED + ", " + RemoteTmConfig.TLS_ENABLED + ")";
         }
         if (Failures.hasCause(cause, SSLException.class)) {
             return "TLS handshake failed: " + Failures.describe(cause) + "; check that this client trusts the TM"
-                    + " server's certificate (" + RemoteTmConfig.TLS_TRUST_FILE + ")";
+                    + " server's certificate (" + TmTls.TRUSTSTORE_LOCATION + ", or " + RemoteTmConfig.TLS_TRUST_FILE
+                    + ") and, if the server requires client certificates (" + TmTls.ENABLED + "), that "
+                    + TmTls.KEYSTORE_LOCATION + " holds a certificate the server trusts";
         }
         return Failures.describe(cause);
     }

@@ -16,7 +16,10 @@ public final class RemoteTmConfig {
     public static final String MAX_FRAME_BYTES = "phoenix.txn.tm.client.max.frame.bytes";
     /** How long a pending-status question (a reader on a region server) waits for the TM before it is UNKNOWN. */
     public static final String STATUS_TIMEOUT_MS = "phoenix.txn.tm.client.status.timeout.ms";
-    /** TLS on (true/false); trusts {@link #TLS_TRUST_FILE} if set, else the JDK's default trust store. */
+    /**
+     * Server-only TLS on (true/false); trusts {@link #TLS_TRUST_FILE} if set, else the JDK's default trust store.
+     * Mutual TLS (this client shows a certificate) is {@link TmTls#ENABLED} instead.
+     */
     public static final String TLS_ENABLED = "phoenix.txn.tm.client.tls.enabled";
     /** PEM certificates to trust for the TM server (a CA or the server's self-signed certificate). */
     public static final String TLS_TRUST_FILE = "phoenix.txn.tm.client.tls.trust.file";
@@ -74,14 +77,20 @@ public final class RemoteTmConfig {
     public static RemoteTmConfig from(Function<String, String> lookup) {
         String trustFile = ConfigValues.string(lookup, TLS_TRUST_FILE, null);
         boolean tls = ConfigValues.bool(lookup, TLS_ENABLED, false);
+        boolean mutual = TmTls.enabled(lookup);
+        if (mutual && (tls || trustFile != null)) {
+            throw new IllegalArgumentException(TmTls.ENABLED + "=true (mutual TLS, key and trust stores) and the"
+                    + " server-only TLS keys " + TLS_ENABLED + "/" + TLS_TRUST_FILE + " are both set; keep one");
+        }
         if (trustFile != null && !tls) {
             throw new IllegalArgumentException(TLS_TRUST_FILE + " is set but " + TLS_ENABLED + " is not true; set "
                     + TLS_ENABLED + "=true to use TLS, or remove the trust file");
         }
-        SslContext ssl = !tls ? null : ConfigValues.tls(TLS_ENABLED + "/" + TLS_TRUST_FILE, () -> trustFile == null
-                ? SslContextBuilder.forClient().build()
-                : SslContextBuilder.forClient().trustManager(ConfigValues.readableFile(TLS_TRUST_FILE, trustFile))
-                        .build());
+        SslContext ssl = mutual ? TmTls.clientContext(lookup) : !tls ? null
+                : ConfigValues.tls(TLS_ENABLED + "/" + TLS_TRUST_FILE, () -> trustFile == null
+                        ? SslContextBuilder.forClient().build()
+                        : SslContextBuilder.forClient()
+                                .trustManager(ConfigValues.readableFile(TLS_TRUST_FILE, trustFile)).build());
         return new RemoteTmConfig(
                 (int) ConfigValues.number(lookup, CONNECTIONS, DEFAULT_CONNECTIONS, 1, 64),
                 (int) ConfigValues.number(lookup, REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, MAX_MILLIS),

@@ -153,11 +153,13 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
             closeWithError(ctx, Protocol.CONNECTION_REQUEST_ID, "corrupt frame length (" + cause.getMessage()
                     + "); the peer is not speaking the TM protocol or the stream is corrupt");
         } else if (Failures.hasCause(cause, NotSslRecordException.class)) {
-            closeQuietly(ctx, "a plain-text client on this TLS port; set " + RemoteTmConfig.TLS_ENABLED
+            closeQuietly(ctx, "not a TLS record before the handshake (a plain-text client, or garbage) on this TLS"
+                    + " port; set " + (config.mutualTls() ? TmTls.ENABLED : RemoteTmConfig.TLS_ENABLED)
                     + "=true on the client");
         } else if (Failures.hasCause(cause, SSLException.class)) {
             closeQuietly(ctx, "TLS failure (" + Failures.describe(cause) + "); does the client have TLS enabled"
-                    + " and trust this server's certificate?");
+                    + " and trust this server's certificate?" + (config.mutualTls() ? " This server requires a client"
+                    + " certificate that its trust store (" + TmTls.TRUSTSTORE_LOCATION + ") accepts" : ""));
         } else if (cause instanceof IOException) {
             // Resets and broken pipes: the client went away, nothing to answer.
             LOG.debug("TM connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());

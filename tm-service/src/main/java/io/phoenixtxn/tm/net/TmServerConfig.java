@@ -15,7 +15,10 @@ public final class TmServerConfig {
     public static final String IDLE_TIMEOUT_S = "phoenix.txn.tm.server.idle.timeout.s";
     public static final String IO_THREADS = "phoenix.txn.tm.server.io.threads";
     public static final String WORKER_THREADS = "phoenix.txn.tm.server.worker.threads";
-    /** PEM certificate chain; TLS is on when this and {@link #TLS_KEY_FILE} are set. */
+    /**
+     * PEM certificate chain; server-only TLS (clients not authenticated) is on when this and {@link #TLS_KEY_FILE}
+     * are set. Mutual TLS is {@link TmTls#ENABLED} instead; a configuration with both is refused.
+     */
     public static final String TLS_CERT_FILE = "phoenix.txn.tm.server.tls.cert.file";
     /** PEM private key (unencrypted PKCS#8) of {@link #TLS_CERT_FILE}. */
     public static final String TLS_KEY_FILE = "phoenix.txn.tm.server.tls.key.file";
@@ -44,9 +47,13 @@ public final class TmServerConfig {
     private final int idleTimeoutSeconds;
     private final SslContext sslContext;
     private final long spinMicros;
+    /** Client certificates required ({@link TmTls}): chosen with the context, so the two never disagree. */
+    private final boolean mutualTls;
+    private final long tlsHandshakeTimeoutMs;
 
     private TmServerConfig(String host, int port, int maxFrameBytes, int ioThreads, int workerThreads,
-                           int idleTimeoutSeconds, SslContext sslContext, long spinMicros) {
+                           int idleTimeoutSeconds, SslContext sslContext, long spinMicros, boolean mutualTls,
+                           long tlsHandshakeTimeoutMs) {
         if (host == null || host.isBlank()) {
             throw new IllegalArgumentException(HOST + " is empty; use an address to listen on, e.g. 0.0.0.0");
         }
@@ -60,6 +67,9 @@ public final class TmServerConfig {
                 Integer.MAX_VALUE / 1000);
         this.sslContext = sslContext;
         this.spinMicros = ConfigValues.checkRange(SPIN_US, spinMicros, 0, AdaptiveSpin.MAX_WINDOW_MICROS);
+        this.mutualTls = mutualTls && sslContext != null;
+        this.tlsHandshakeTimeoutMs = ConfigValues.checkRange(TmTls.HANDSHAKE_TIMEOUT_MS, tlsHandshakeTimeoutMs, 1,
+                3_600_000);
     }
 
     /** Every default: 127.0.0.1:{@value #DEFAULT_PORT}, 16 MiB frames, 60 s idle timeout, no TLS. */
@@ -75,8 +85,14 @@ public final class TmServerConfig {
             throw new IllegalArgumentException("TLS needs both " + TLS_CERT_FILE + " and " + TLS_KEY_FILE
                     + "; set both, or neither for plain TCP");
         }
-        SslContext ssl = certFile == null ? null : ConfigValues.tls(TLS_CERT_FILE + "/" + TLS_KEY_FILE,
-                () -> SslContextBuilder.forServer(ConfigValues.readableFile(TLS_CERT_FILE, certFile),
+        boolean mutual = TmTls.enabled(lookup);
+        if (mutual && certFile != null) {
+            throw new IllegalArgumentException(TmTls.ENABLED + "=true (mutual TLS, key and trust stores) and the"
+                    + " server-only TLS keys " + TLS_CERT_FILE + "/" + TLS_KEY_FILE + " are both set; keep one");
+        }
+        SslContext ssl = mutual ? TmTls.serverContext(lookup) : certFile == null ? null
+                : ConfigValues.tls(TLS_CERT_FILE + "/" + TLS_KEY_FILE, () -> SslContextBuilder.forServer(
+                        ConfigValues.readableFile(TLS_CERT_FILE, certFile),
                         ConfigValues.readableFile(TLS_KEY_FILE, keyFile)).build());
         return new TmServerConfig(
                 ConfigValues.string(lookup, HOST, DEFAULT_HOST),
@@ -88,7 +104,9 @@ public final class TmServerConfig {
                 (int) ConfigValues.number(lookup, IDLE_TIMEOUT_S, DEFAULT_IDLE_TIMEOUT_S, 1,
                         Integer.MAX_VALUE / 1000),
                 ssl,
-                ConfigValues.number(lookup, SPIN_US, DEFAULT_SPIN_US, 0, AdaptiveSpin.MAX_WINDOW_MICROS));
+                ConfigValues.number(lookup, SPIN_US, DEFAULT_SPIN_US, 0, AdaptiveSpin.MAX_WINDOW_MICROS),
+                mutual,
+                TmTls.handshakeTimeoutMs(lookup));
     }
 
     public String host() {
@@ -125,6 +143,21 @@ public final class TmServerConfig {
         return sslContext;
     }
 
+    /** True when the context requires client certificates ({@link TmTls#ENABLED}). */
+    public boolean mutualTls() {
+        return mutualTls;
+    }
+
+    /** A TLS handshake not completed this long after the connection was accepted closes it. */
+    public long tlsHandshakeTimeoutMs() {
+        return tlsHandshakeTimeoutMs;
+    }
+
+    public TmServerConfig withTlsHandshakeTimeoutMs(long millis) {
+        return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds, sslContext,
+                spinMicros, mutualTls, millis);
+    }
+
     /** Microseconds an I/O thread polls for more frames after its last work before it sleeps (0: never polls). */
     public long spinMicros() {
         return spinMicros;
@@ -132,37 +165,37 @@ public final class TmServerConfig {
 
     public TmServerConfig withSpinMicros(long micros) {
         return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds, sslContext,
-                micros);
+                micros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     public TmServerConfig withHost(String newHost) {
         return new TmServerConfig(newHost, port, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds,
-                sslContext, spinMicros);
+                sslContext, spinMicros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     public TmServerConfig withPort(int newPort) {
         return new TmServerConfig(host, newPort, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds,
-                sslContext, spinMicros);
+                sslContext, spinMicros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     public TmServerConfig withMaxFrameBytes(int bytes) {
         return new TmServerConfig(host, port, bytes, ioThreads, workerThreads, idleTimeoutSeconds, sslContext,
-                spinMicros);
+                spinMicros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     public TmServerConfig withIoThreads(int threads) {
         return new TmServerConfig(host, port, maxFrameBytes, threads, workerThreads, idleTimeoutSeconds,
-                sslContext, spinMicros);
+                sslContext, spinMicros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     public TmServerConfig withWorkerThreads(int threads) {
         return new TmServerConfig(host, port, maxFrameBytes, ioThreads, threads, idleTimeoutSeconds, sslContext,
-                spinMicros);
+                spinMicros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     public TmServerConfig withIdleTimeoutSeconds(int seconds) {
         return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, seconds, sslContext,
-                spinMicros);
+                spinMicros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     /** A server-side context ({@code SslContextBuilder.forServer}), or null for plain TCP. */
@@ -172,13 +205,14 @@ public final class TmServerConfig {
                     + ".forServer), got a client one");
         }
         return new TmServerConfig(host, port, maxFrameBytes, ioThreads, workerThreads, idleTimeoutSeconds,
-                context, spinMicros);
+                context, spinMicros, mutualTls, tlsHandshakeTimeoutMs);
     }
 
     @Override
     public String toString() {
         return "TmServerConfig{" + host + ":" + port + ", maxFrameBytes=" + maxFrameBytes + ", ioThreads="
                 + ioThreads + ", workerThreads=" + workerThreads + ", idleTimeoutSeconds=" + idleTimeoutSeconds
-                + ", spinMicros=" + spinMicros + ", tls=" + (sslContext != null) + "}";
+                + ", spinMicros=" + spinMicros + ", tls="
+                + (sslContext == null ? "off" : mutualTls ? "mutual" : "server") + "}";
     }
 }
