@@ -1,0 +1,34 @@
+package io.phoenixtxn.phoenix;
+
+import org.apache.hadoop.hbase.TableName;
+
+/**
+ * Test seam of the Phoenix fast-path routing ({@link PhoenixTxnContext}): called right before a kept-back row is sent
+ * as a bwc, so a test can place a concurrent writer exactly there. Production code installs nothing.
+ */
+public interface RoutingHooks {
+    RoutingHooks NONE = new RoutingHooks() {
+    };
+
+    /** Before the bwc of a row of {@code table} (a statement routed onto the fast path) is sent. */
+    default void beforeFastPathWrite(TableName table) {
+    }
+
+    static RoutingHooks current() {
+        return Holder.hooks;
+    }
+
+    /** Installs {@code hooks} JVM-wide; returns the previous ones. */
+    static RoutingHooks install(RoutingHooks hooks) {
+        RoutingHooks previous = Holder.hooks;
+        Holder.hooks = hooks == null ? NONE : hooks;
+        return previous;
+    }
+
+    final class Holder {
+        private static volatile RoutingHooks hooks = NONE;
+
+        private Holder() {
+        }
+    }
+}
