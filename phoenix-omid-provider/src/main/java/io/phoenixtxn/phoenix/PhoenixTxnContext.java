@@ -330,7 +330,14 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         }
         PhoenixTxnClient client = phoenixClient();
-        try (FastPathTable table = client.fastPath().table(write.table())) {
+        FastPathTable table;
+        try {
+            table = client.fastPath().table(write.table());
+        } catch (IOException | RuntimeException e) {
+            clearDeferred();
+            throw FastPathOutcomes.ofFailure(e, write.table());
+        }
+        try {
             RoutingHooks.current().beforeFastPathWrite(write.table());
             long version = write.mutation() instanceof Put ? table.bwc((Put) write.mutation())
                     : table.bwc((Delete) write.mutation());
@@ -341,25 +348,22 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         } catch (FastPathAbortedException e) {
             FastPathRoutingStats.aborted(e.reason());
-            if (!e.reason().regularRetryHelps()) {
+            SQLException refused = FastPathOutcomes.ofAbort(e, write.table());
+            if (refused != null) {
                 clearDeferred();
                 client.switches().refused(write.table());
-                throw new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
-                        .setMessage("The fast-path write to " + write.table() + " was refused: an index is being"
-                                + " created on it (nothing was written); retry the statement, which then maintains"
-                                + " the index").setRootCause(e).build().buildException();
+                throw refused;
             }
             LOG.debug("Fast-path write to {} aborted ({}); retrying it as a regular transaction", write.table(),
                     e.reason());
         } catch (FastPathInDoubtException e) {
             clearDeferred();
-            throw SqlErrors.failed("The outcome of the fast-path write to " + write.table() + " is unknown: it may"
-                    + " or may not have been applied, and it was not retried; read the row to find out ("
-                    + e.getMessage() + ")", e);
+            throw FastPathOutcomes.ofInDoubt(e, write.table());
         } catch (IOException | RuntimeException e) {
-            clearDeferred(); // the fast path sends again only what certainly did not write: nothing was written
-            throw SqlErrors.failed("The fast-path write to " + write.table() + " failed; nothing was written: "
-                    + e.getMessage(), e);
+            clearDeferred();
+            throw FastPathOutcomes.ofFailure(e, write.table());
+        } finally {
+            closeQuietly(table); // after the outcome is known: a failure to close changes nothing of it
         }
         Transaction begun = materialize(); // the row, written tentatively at a fresh start
         boolean stillFastPath;
@@ -381,6 +385,14 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
                     .buildException();
         }
         commitAtTm(begun);
+    }
+
+    private static void closeQuietly(FastPathTable table) {
+        try {
+            table.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Closing {} failed", table, e);
+        }
     }
 
     private void abortQuietly(Transaction current) {
