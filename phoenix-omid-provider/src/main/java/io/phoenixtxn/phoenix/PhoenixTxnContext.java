@@ -365,6 +365,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         } finally {
             closeQuietly(table); // after the outcome is known: a failure to close changes nothing of it
         }
+        RoutingHooks.current().beforeRegularRetry(write.table());
         Transaction begun = materialize(); // the row, written tentatively at a fresh start
         boolean stillFastPath;
         try {

@@ -4,7 +4,8 @@ import org.apache.hadoop.hbase.TableName;
 
 /**
  * Test seam of the Phoenix fast-path routing ({@link PhoenixTxnContext}): called right before a kept-back row is sent
- * as a bwc, so a test can place a concurrent writer exactly there. Production code installs nothing.
+ * as a bwc, and between a bwc's abort and its regular retry, so a test can place a concurrent writer or DDL exactly
+ * there. Production code installs nothing.
  */
 public interface RoutingHooks {
     RoutingHooks NONE = new RoutingHooks() {
@@ -12,6 +13,10 @@ public interface RoutingHooks {
 
     /** Before the bwc of a row of {@code table} (a statement routed onto the fast path) is sent. */
     default void beforeFastPathWrite(TableName table) {
+    }
+
+    /** After a bwc to {@code table} aborted, before the row is retried as a regular transaction (before its begin). */
+    default void beforeRegularRetry(TableName table) {
     }
 
     static RoutingHooks current() {

@@ -224,6 +224,58 @@ class PhoenixFastPathRoutingIT {
         }
     }
 
+    /**
+     * The regular retry of an aborted bwc begins after the abort; an index created in between (fence below that
+     * start) is missing from the metadata the row was built from. The retry re-reads the fast-path switch after its
+     * start (CREATE INDEX turned it off before its fence) and aborts with 523; Phoenix's retry re-sends the row with
+     * the index's maintenance.
+     */
+    @Test
+    void anIndexCreatedBetweenABwcAbortAndItsRegularRetryIsMaintained() throws Exception {
+        String table = table("FPR_RETRY_FENCE", true, "");
+        String index = table + "_IDX";
+        try (Connection writer = SharedStack.connect(); Statement w = writer.createStatement();
+             Connection c = autoCommit(); Statement s = c.createStatement()) {
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'before')");
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (2, 'two')");
+            writer.setAutoCommit(false);
+            w.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'regular, open')");
+            w.executeQuery("SELECT COUNT(*) FROM " + table).close(); // a tentative version of row 1: bwc aborts
+
+            AtomicReference<Exception> ddl = new AtomicReference<>();
+            RoutingHooks.install(new RoutingHooks() {
+                @Override
+                public void beforeRegularRetry(TableName physical) {
+                    if (!physical.getNameAsString().equals(table)) {
+                        return;
+                    }
+                    RoutingHooks.install(RoutingHooks.NONE);
+                    // another client (its own metadata cache), so that Phoenix's retry finds the index new
+                    try (Connection other = SharedStack.connectAsAnotherClient();
+                         Statement o = other.createStatement()) {
+                        o.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+                    } catch (Exception e) {
+                        ddl.set(e);
+                    }
+                }
+            });
+            Counts before = Counts.now();
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'auto-commit')"));
+            RoutingHooks.install(RoutingHooks.NONE);
+            assertNull(ddl.get(), "CREATE INDEX in the hook");
+            Counts used = Counts.now().since(before);
+            assertEquals(1, used.tentative(), used.toString());
+            assertEquals(0, used.fastPathWrites(), used.toString());
+            writer.rollback();
+
+            Map<Long, String> fromTable = rows(s, "SELECT /*+ NO_INDEX */ K, V FROM " + table);
+            Map<Long, String> fromIndex = rows(s, "SELECT /*+ INDEX(" + table + " " + index + ") */ K, V FROM "
+                    + table + " WHERE V IS NOT NULL");
+            assertEquals(Map.of(1L, "auto-commit", 2L, "two"), fromTable);
+            assertEquals(fromTable, fromIndex, "the index equals the table");
+        }
+    }
+
     @Test
     void explicitTransactionsBeginAtOnceAndReadTheirOwnWrites() throws Exception {
         String fast = table("FPR_EXPLICIT", true, "");
