@@ -1,5 +1,6 @@
 package io.phoenixtxn.stack;
 
+import io.phoenixtxn.tm.TxnSettings;
 import sqlline.SqlLine;
 
 import java.nio.file.Files;
@@ -24,7 +25,6 @@ import java.util.concurrent.TimeUnit;
  * threads behind that would otherwise keep the process alive forever.
  */
 public final class PhoenixTxnStack {
-    private static final long STARTUP_LIMIT_S = Long.getLong("phoenix.txn.stack.startup.timeout.s", 300);
     private static final long SHUTDOWN_LIMIT_S = 60;
     /** Set when a signal (Ctrl-C, SIGTERM) ends --serve: the JVM is already exiting, System.exit would block. */
     private static volatile boolean signalled;
@@ -85,7 +85,10 @@ public final class PhoenixTxnStack {
                     }
             }
         }
-        Thread startupWatchdog = haltAfter(STARTUP_LIMIT_S, "start-up");
+        // A -D argument of the launcher, else a JVM system property (how older scripts set it).
+        long startupLimitS = TxnSettings.STACK_STARTUP_TIMEOUT_S.get(
+                key -> overrides.containsKey(key) ? overrides.get(key) : System.getProperty(key));
+        Thread startupWatchdog = haltAfter(startupLimitS, "start-up");
         System.err.println("Starting HBase minicluster + phoenix-txn TM + Phoenix (about 35 s)...");
         try (EmbeddedStack stack = EmbeddedStack.start(overrides)) {
             startupWatchdog.interrupt();

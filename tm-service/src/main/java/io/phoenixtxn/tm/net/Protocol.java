@@ -79,7 +79,7 @@ final class Protocol {
     /** ERROR texts are cut to this many characters: they are for humans and must not blow up a frame. */
     static final int MAX_ERROR_CHARS = 4096;
 
-    static final int DEFAULT_MAX_FRAME_BYTES = 16 << 20;
+    static final int DEFAULT_MAX_FRAME_BYTES = (int) io.phoenixtxn.tm.TxnSettings.DEFAULT_MAX_FRAME_BYTES;
 
     private Protocol() {
     }
