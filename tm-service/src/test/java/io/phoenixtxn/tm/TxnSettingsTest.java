@@ -52,7 +52,8 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.tm.server.port", 24_680L);
         expected.put("phoenix.txn.tm.server.max.frame.bytes", 16_777_216L);
         expected.put("phoenix.txn.tm.server.idle.timeout.s", 60L);
-        expected.put("phoenix.txn.tm.server.io.threads", (long) Math.min(4, Runtime.getRuntime().availableProcessors()));
+        expected.put("phoenix.txn.tm.server.io.threads",
+                (long) Math.min(4, Runtime.getRuntime().availableProcessors()));
         expected.put("phoenix.txn.tm.server.worker.threads",
                 (long) Math.min(8, Runtime.getRuntime().availableProcessors()));
         expected.put("phoenix.txn.tm.server.tls.cert.file", null);
@@ -101,7 +102,7 @@ class TxnSettingsTest {
     @Test
     void outOfRangeValueNamesKeyValueAndRange() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TxnSettings.TM_CLIENT_CONNECTIONS.get(Map.of(TxnSettings.TM_CLIENT_CONNECTIONS.key(), "65")::get));
+                () -> TxnSettings.TM_CLIENT_CONNECTIONS.get(Map.of("phoenix.txn.tm.client.connections", "65")::get));
         assertEquals("phoenix.txn.tm.client.connections=65 is out of range; use a value in [1, 64]", e.getMessage());
     }
 
@@ -109,18 +110,18 @@ class TxnSettingsTest {
     void nonNumberNamesKeyValueAndRange() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> TxnSettings.TM_LEASE_MS.get(Map.of(TxnSettings.TM_LEASE_MS.key(), "10s")::get));
-        assertTrue(e.getMessage().startsWith("phoenix.txn.tm.lease.ms='10s' is not a number; use a whole number in [1, "),
-                e.getMessage());
+        assertTrue(e.getMessage().startsWith(
+                "phoenix.txn.tm.lease.ms='10s' is not a number; use a whole number in [1, "), e.getMessage());
     }
 
     @Test
     void choicesAndFlagsAreCheckedAndTrimmed() {
-        assertEquals("sync", TxnSettings.POST_COMMIT_MODE.get(Map.of(TxnSettings.POST_COMMIT_MODE.key(), " SYNC ")::get));
+        assertEquals("sync", TxnSettings.POST_COMMIT_MODE.get(Map.of("phoenix.txn.postcommit.mode", " SYNC ")::get));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> TxnSettings.TM_MODE.get(Map.of(TxnSettings.TM_MODE.key(), "local")::get));
         assertEquals("phoenix.txn.tm.mode='local' is not one of auto, embedded, remote", e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> TxnSettings.TM_CLIENT_TLS_ENABLED.get(Map.of(TxnSettings.TM_CLIENT_TLS_ENABLED.key(), "yes")::get));
+                () -> TxnSettings.TM_CLIENT_TLS_ENABLED.get(Map.of("phoenix.txn.tm.client.tls.enabled", "yes")::get));
         assertEquals("phoenix.txn.tm.client.tls.enabled='yes' is not true or false", e.getMessage());
     }
 

@@ -3,7 +3,10 @@ package io.phoenixtxn.tm.discovery;
 import java.util.Locale;
 import java.util.function.Function;
 
-/** The values of {@code phoenix.txn.tm.mode} ({@link io.phoenixtxn.tm.TxnSettings#TM_MODE}); {@link TmLocator} says what each one does. */
+/**
+ * The values of {@code phoenix.txn.tm.mode} ({@link io.phoenixtxn.tm.TxnSettings#TM_MODE}); {@link TmLocator} says
+ * what each one does.
+ */
 public enum TmMode {
     AUTO, EMBEDDED, REMOTE;
 

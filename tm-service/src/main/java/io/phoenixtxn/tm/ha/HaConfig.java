@@ -11,8 +11,9 @@ import java.util.function.Function;
 
 /**
  * Settings of the ZooKeeper-based primary/backup TM and of its discovery by clients, read from hbase-site.xml-style
- * keys declared in {@link TxnSettings}. HA is on when a quorum is known: {@code phoenix.txn.tm.zk.quorum}, or else HBase's own {@value #HBASE_QUORUM} (plus
- * {@value #HBASE_CLIENT_PORT}), so a TM next to an HBase cluster needs no extra setting.
+ * keys declared in {@link TxnSettings}. HA is on when a quorum is known: {@code phoenix.txn.tm.zk.quorum}, or else
+ * HBase's own {@value #HBASE_QUORUM} (plus {@value #HBASE_CLIENT_PORT}), so a TM next to an HBase cluster needs no
+ * extra setting.
  */
 public final class HaConfig {
     public static final String ZK_QUORUM = TxnSettings.TM_ZK_QUORUM.key();

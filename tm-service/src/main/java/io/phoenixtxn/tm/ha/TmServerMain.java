@@ -45,6 +45,10 @@ public final class TmServerMain {
             System.exit(2);
             return;
         }
+        String logFile = System.getProperty("phoenix.txn.log.file");
+        if (logFile != null) {
+            System.out.println("tm-server: logging to " + logFile);
+        }
         Running running;
         try {
             running = start(settings::get, System.out);

@@ -24,7 +24,8 @@ final class Transports {
     /** Forces NIO (e.g. to compare, or where a native library must not be loaded). */
     static final String NIO_PROPERTY = io.phoenixtxn.tm.TxnSettings.TM_NETTY_NIO.key();
 
-    private static final boolean EPOLL = !io.phoenixtxn.tm.TxnSettings.TM_NETTY_NIO.get(System::getProperty) && epollLoads();
+    private static final boolean EPOLL = !io.phoenixtxn.tm.TxnSettings.TM_NETTY_NIO.get(System::getProperty)
+            && epollLoads();
 
     private Transports() {
     }

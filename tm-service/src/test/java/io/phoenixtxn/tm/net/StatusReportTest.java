@@ -56,8 +56,9 @@ class StatusReportTest {
                     NetTestSupport.endpoint(server, core.epochBase()), NetTestSupport.clientConfig()));
 
             List<String> open = TmStatus.values(report, TmStatus.OPEN);
-            assertTrue(open.indexOf(Long.toString(first)) >= 0 && open.indexOf(Long.toString(third)) >= 0, open.toString());
-            assertTrue(open.indexOf(Long.toString(first)) < open.indexOf(Long.toString(third)), "oldest first: " + open);
+            int firstAt = open.indexOf(Long.toString(first));
+            int thirdAt = open.indexOf(Long.toString(third));
+            assertTrue(firstAt >= 0 && thirdAt > firstAt, "both listed, oldest first: " + open);
             assertTrue(!open.contains(Long.toString(second)), "a finished transaction is not listed: " + open);
             assertTrue(open.contains(Long.toString(fence)), "an index fence holds the horizon like a transaction");
             assertEquals(Integer.toString(open.size()), report.get("open.count"));
