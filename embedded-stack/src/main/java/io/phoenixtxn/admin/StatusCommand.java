@@ -21,13 +21,16 @@ final class StatusCommand {
                 + target.quorum() + ", base path " + target.haConfig().basePath() + ")");
         out.println("serving            " + report.get("serving")
                 + (report.values().containsKey("stopped.because") ? " (" + report.get("stopped.because") + ")" : ""));
-        out.println("epoch              " + describe(report.number("epoch.base")));
+        long epochBase = report.number("epoch.base");
+        out.println("epoch              " + (epochBase == 0 ? "0 (the first primary of this cluster)"
+                : describe(epochBase)));
         out.println("lease              " + ("true".equals(report.get("lease.held")) ? "held" : "NOT held")
                 + " (renewed every " + target.haConfig().leaseMs() * 8 / 10 + " ms)");
         out.println("last timestamp     " + describe(report.number("last.timestamp")));
         out.println("low-water mark     " + describe(report.number("low.water.mark")));
         long horizon = report.number("gc.horizon");
         out.println("GC horizon         " + (horizon < 0 ? "unknown (a new primary's grace period)"
+                : TimestampLayout.millisOf(horizon) == 0 ? "none yet (no timestamp issued)"
                 : describe(horizon) + ", " + age(now, horizon) + " behind the TM's clock"));
         List<String> open = TmStatus.values(report.values(), TmStatus.OPEN);
         out.println("open transactions  " + report.get("open.count") + (open.isEmpty() ? ""
@@ -46,7 +49,7 @@ final class StatusCommand {
     }
 
     static String describe(long ts) {
-        return ts <= 0 ? Long.toString(ts) : ts + " (" + java.time.Instant.ofEpochMilli(TimestampLayout.millisOf(ts))
+        return TimestampLayout.millisOf(ts) <= 0 ? ts + " (none issued yet)" : ts + " (" + java.time.Instant.ofEpochMilli(TimestampLayout.millisOf(ts))
                 + ")";
     }
 

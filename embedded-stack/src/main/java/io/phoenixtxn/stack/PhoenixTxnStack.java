@@ -43,7 +43,10 @@ public final class PhoenixTxnStack {
             status = run(args);
         } catch (Exception e) {
             String logFile = System.getProperty(LOG_FILE_PROPERTY);
-            if (logFile == null) {
+            if (signalled && logFile != null) {
+                // Ctrl-C / SIGTERM of --serve: the JVM's shutdown races the minicluster's own; nothing to act on.
+                org.slf4j.LoggerFactory.getLogger("phoenix-txn-stack.failure").warn("Stopping after a signal", e);
+            } else if (logFile == null) {
                 System.err.println("phoenix-txn stack failed: " + e);
                 e.printStackTrace(System.err);
             } else {
