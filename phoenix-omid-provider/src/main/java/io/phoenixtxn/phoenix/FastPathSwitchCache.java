@@ -17,7 +17,7 @@ import java.util.function.LongSupplier;
  * only sends a statement down the regular path. Beliefs are re-read after {@value #TTL_KEY} ms.
  */
 final class FastPathSwitchCache {
-    static final String TTL_KEY = "phoenix.txn.fastpath.switch.cache.ms";
+    static final String TTL_KEY = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_CACHE_MS.key();
     static final long DEFAULT_TTL_MS = 5_000;
 
     private record Belief(boolean enabled, long readAtMs) {

@@ -28,7 +28,7 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final boolean routing;
 
     /** Client key: route eligible auto-commit statements onto the fast path (and begin transactions lazily). */
-    static final String ROUTING_KEY = "phoenix.txn.fastpath.routing";
+    static final String ROUTING_KEY = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key();
 
     PhoenixTxnClient(Configuration conf) throws IOException {
         this.tm = TmLocator.locate(conf::get);

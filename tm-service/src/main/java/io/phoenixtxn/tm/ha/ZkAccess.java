@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm.ha;
 
+import io.phoenixtxn.tm.TxnSettings;
+
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
 import org.apache.zookeeper.ZooDefs;
@@ -29,9 +31,9 @@ public final class ZkAccess {
      * Comma-separated {@code scheme:id:perms} entries (perms from {@code cdrwa}), e.g.
      * {@code sasl:tm:cdrwa,world:anyone:r}.
      */
-    public static final String ACL = "phoenix.txn.tm.zk.acl";
+    public static final String ACL = TxnSettings.TM_ZK_ACL.key();
     /** {@code scheme:credentials} added to each ZooKeeper session, e.g. {@code digest:tm:secret}. */
-    public static final String AUTH = "phoenix.txn.tm.zk.auth";
+    public static final String AUTH = TxnSettings.TM_ZK_AUTH.key();
 
     private static final Set<String> SCHEMES = Set.of("world", "auth", "digest", "ip", "sasl", "x509");
     private static final ZkAccess OPEN = new ZkAccess(null, null, null);

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Opens Curator clients for the TM and its clients, and turns ZooKeeper failures into {@link TmException}s that
- * name the quorum and the setting to fix. Connecting is bounded by {@value HaConfig#ZK_CONNECT_TIMEOUT_MS}: an
+ * name the quorum and the setting to fix. Connecting is bounded by {@link HaConfig#ZK_CONNECT_TIMEOUT_MS}: an
  * unreachable quorum must fail the start, not hang it.
  */
 public final class ZooKeeperClients {

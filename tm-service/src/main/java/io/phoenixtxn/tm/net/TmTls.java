@@ -4,6 +4,7 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.phoenixtxn.tm.ConfigValues;
+import io.phoenixtxn.tm.TxnSettings;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,21 +31,21 @@ import javax.net.ssl.TrustManagerFactory;
  */
 public final class TmTls {
     /** true: mutual TLS on the TM connection (server and every client must turn it on together). */
-    public static final String ENABLED = "phoenix.txn.tm.tls.enabled";
+    public static final String ENABLED = TxnSettings.TM_TLS_ENABLED.key();
     /** This side's certificate chain and private key (server: the TM's; client: the client's). */
-    public static final String KEYSTORE_LOCATION = "phoenix.txn.tm.tls.keystore.location";
-    public static final String KEYSTORE_PASSWORD = "phoenix.txn.tm.tls.keystore.password";
+    public static final String KEYSTORE_LOCATION = TxnSettings.TM_TLS_KEYSTORE_LOCATION.key();
+    public static final String KEYSTORE_PASSWORD = TxnSettings.TM_TLS_KEYSTORE_PASSWORD.key();
     /** PKCS12 (default) or JKS. */
-    public static final String KEYSTORE_TYPE = "phoenix.txn.tm.tls.keystore.type";
+    public static final String KEYSTORE_TYPE = TxnSettings.TM_TLS_KEYSTORE_TYPE.key();
     /** The certificates the other side's certificate must chain to. */
-    public static final String TRUSTSTORE_LOCATION = "phoenix.txn.tm.tls.truststore.location";
-    public static final String TRUSTSTORE_PASSWORD = "phoenix.txn.tm.tls.truststore.password";
-    public static final String TRUSTSTORE_TYPE = "phoenix.txn.tm.tls.truststore.type";
+    public static final String TRUSTSTORE_LOCATION = TxnSettings.TM_TLS_TRUSTSTORE_LOCATION.key();
+    public static final String TRUSTSTORE_PASSWORD = TxnSettings.TM_TLS_TRUSTSTORE_PASSWORD.key();
+    public static final String TRUSTSTORE_TYPE = TxnSettings.TM_TLS_TRUSTSTORE_TYPE.key();
     /**
      * Server: a connection whose TLS handshake has not completed this long after it was accepted is closed, so a
      * peer that connects and stalls (or dribbles a handshake) holds nothing for long.
      */
-    public static final String HANDSHAKE_TIMEOUT_MS = "phoenix.txn.tm.tls.handshake.timeout.ms";
+    public static final String HANDSHAKE_TIMEOUT_MS = TxnSettings.TM_TLS_HANDSHAKE_TIMEOUT_MS.key();
 
     public static final String DEFAULT_STORE_TYPE = "PKCS12";
     public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
