@@ -46,7 +46,7 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
             throw e;
         }
         this.fastPath = new FastPathClient(client);
-        this.routing = conf.getBoolean(ROUTING_KEY, true);
+        this.routing = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.get(conf::get);
         long ttl = conf.getLong(FastPathSwitchCache.TTL_KEY, FastPathSwitchCache.DEFAULT_TTL_MS);
         if (ttl < 0) {
             throw new IllegalArgumentException(FastPathSwitchCache.TTL_KEY + "=" + ttl + " must be >= 0");

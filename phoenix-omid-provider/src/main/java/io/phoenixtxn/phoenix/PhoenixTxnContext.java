@@ -350,7 +350,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             table = client.fastPath().table(write.table());
         } catch (IOException | RuntimeException e) {
             clearDeferred();
-            throw FastPathOutcomes.ofFailure(e, write.table());
+            throw FastPathOutcomes.ofFailureBeforeSend(e, write.table());
         }
         try {
             RoutingHooks.current().beforeFastPathWrite(write.table());

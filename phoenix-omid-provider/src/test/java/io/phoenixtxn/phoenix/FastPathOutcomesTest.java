@@ -45,9 +45,22 @@ class FastPathOutcomesTest {
     }
 
     @Test
-    void anyOtherFailureWroteNothing() {
-        SQLException e = FastPathOutcomes.ofFailure(new IOException("region unavailable"), T);
+    void aFailureBeforeTheSendWroteNothing() {
+        SQLException e = FastPathOutcomes.ofFailureBeforeSend(new IOException("table unavailable"), T);
         assertEquals(SQLExceptionCode.TRANSACTION_FAILED.getErrorCode(), e.getErrorCode());
         assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+    }
+
+    /**
+     * A failure of the write itself (e.g. the answer could not be decoded after the region server applied it) may
+     * have written: reported as unknown, never as "nothing was written" (a review found it reported so).
+     */
+    @Test
+    void anyOtherFailureOfTheWriteIsInDoubt() {
+        SQLException e = FastPathOutcomes.ofFailure(new IOException("unexpected answer"), T);
+        assertEquals(SQLExceptionCode.TRANSACTION_FAILED.getErrorCode(), e.getErrorCode(),
+                "not 523: Phoenix must not re-send a write that may have been applied");
+        assertTrue(e.getMessage().contains("is unknown") && !e.getMessage().contains("nothing was written"),
+                e.getMessage());
     }
 }

@@ -61,7 +61,7 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.tm.server.spin.us", 50L);
         expected.put("phoenix.txn.tm.netty.nio", false);
         // Declared after the registry, with their own modules' defaults:
-        expected.put("phoenix.txn.fastpath.routing", true);
+        expected.put("phoenix.txn.fastpath.routing", false);
         expected.put("phoenix.txn.fastpath.switch.cache.ms", 5_000L);
         expected.put("phoenix.txn.gc.row.stream.max.cells", 2_000_000L);
         expected.put("phoenix.txn.tm.tls.enabled", false);

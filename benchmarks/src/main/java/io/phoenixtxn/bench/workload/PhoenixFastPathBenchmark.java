@@ -107,7 +107,7 @@ public final class PhoenixFastPathBenchmark {
     }
 
     private static String create(EmbeddedStack stack, String name, String options) throws Exception {
-        try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+        try (Connection c = stack.connect(routed()); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + name + " (K BIGINT PRIMARY KEY, V BIGINT)" + options);
             c.commit();
         }
@@ -115,7 +115,7 @@ public final class PhoenixFastPathBenchmark {
     }
 
     private static Alternating.Op upsert(EmbeddedStack stack, String table) throws Exception {
-        Connection c = stack.connect();
+        Connection c = stack.connect(routed());
         c.setAutoCommit(true);
         PreparedStatement upsert = c.prepareStatement("UPSERT INTO " + table + " VALUES (?, ?)");
         return i -> {
@@ -126,7 +126,7 @@ public final class PhoenixFastPathBenchmark {
     }
 
     private static Alternating.Op select(EmbeddedStack stack, String table) throws Exception {
-        Connection c = stack.connect();
+        Connection c = stack.connect(routed());
         c.setAutoCommit(true);
         PreparedStatement select = c.prepareStatement("SELECT V FROM " + table + " WHERE K = ?");
         return i -> {
@@ -140,7 +140,7 @@ public final class PhoenixFastPathBenchmark {
     }
 
     private static Alternating.Op increment(EmbeddedStack stack, String table) throws Exception {
-        Connection c = stack.connect();
+        Connection c = stack.connect(routed());
         c.setAutoCommit(false);
         PreparedStatement select = c.prepareStatement("SELECT V FROM " + table + " WHERE K = ?");
         PreparedStatement upsert = c.prepareStatement("UPSERT INTO " + table + " VALUES (?, ?)");
@@ -158,5 +158,12 @@ public final class PhoenixFastPathBenchmark {
             upsert.executeUpdate();
             c.commit();
         };
+    }
+
+    /** Fast-path routing is off by default; the benchmark's connection service turns it on. */
+    private static java.util.Properties routed() {
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty(io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key(), "true");
+        return props;
     }
 }

@@ -170,6 +170,7 @@ class PhoenixFastPathRoutingIT {
         String index = table + "_IDX";
         Properties longBeliefs = new Properties();
         longBeliefs.setProperty("phoenix.txn.fastpath.switch.cache.ms", "600000");
+        SharedStack.routed(longBeliefs);
         try (Connection other = DriverManager.getConnection(
                 SharedStack.get().jdbcUrl().replace("localhost", "localhost,127.0.0.1"), longBeliefs);
              Statement o = other.createStatement()) {
