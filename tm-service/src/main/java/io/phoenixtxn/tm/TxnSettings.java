@@ -291,7 +291,14 @@ public final class TxnSettings {
     public static final Setting<Long> KEEP_ALIVE_INTERVAL_MS = add(Setting.number(Group.STORAGE,
             "phoenix.txn.keepalive.interval.ms", 20_000, 1, Long.MAX_VALUE,
             "open transactions older than this are renewed with the TM (checked every half interval); ended"
-                    + " ones are told to the TM in batches every 100 ms",
+                    + " ones are told to the TM in batches (phoenix.txn.finished.flush.ms)",
+            R.CLIENT));
+
+    public static final Setting<Long> FINISHED_FLUSH_MS = add(Setting.number(Group.STORAGE,
+            "phoenix.txn.finished.flush.ms", 10, 1, 60_000,
+            "ended transactions (committed, rolled back, read-only) are told to the TM in one batch this often; until"
+                    + " then they hold the GC horizon, so compactions keep what was written meanwhile. A client sends one"
+                    + " such request per interval (earlier when 512 ended ones are queued)",
             R.CLIENT));
 
     public static final Setting<Long> COMMIT_POINT_TIMEOUT_MS = add(Setting.number(Group.STORAGE,

@@ -63,6 +63,7 @@ class TxnSettingsTest {
         // Declared after the registry, with their own modules' defaults:
         expected.put("phoenix.txn.fastpath.routing", false);
         expected.put("phoenix.txn.fastpath.switch.cache.ms", 5_000L);
+        expected.put("phoenix.txn.finished.flush.ms", 10L); // was a constant of 100 ms in TxnClient
         expected.put("phoenix.txn.gc.row.stream.max.cells", 2_000_000L);
         expected.put("phoenix.txn.tm.tls.enabled", false);
         expected.put("phoenix.txn.tm.tls.handshake.timeout.ms", 10_000L);

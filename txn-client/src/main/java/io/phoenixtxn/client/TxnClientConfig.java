@@ -34,7 +34,7 @@ public final class TxnClientConfig {
     /** Every setting, validated where it is read ({@link #from}). */
     private record Values(String commitTable, int commitTableRegions, PostCommitMode postCommitMode, long pendingWaitMs,
                           long cleanerIntervalMs, long keepAliveIntervalMs, long commitPointTimeoutMs,
-                          long transactionLeaseMs) {
+                          long transactionLeaseMs, long finishedFlushMs) {
     }
 
     private final Values v;
@@ -57,7 +57,8 @@ public final class TxnClientConfig {
                 TxnSettings.CLEANER_INTERVAL_MS.get(lookup),
                 TxnSettings.KEEP_ALIVE_INTERVAL_MS.get(lookup),
                 TxnSettings.COMMIT_POINT_TIMEOUT_MS.get(lookup),
-                TxnSettings.TRANSACTION_LEASE_MS.get(lookup)));
+                TxnSettings.TRANSACTION_LEASE_MS.get(lookup),
+                TxnSettings.FINISHED_FLUSH_MS.get(lookup)));
     }
 
     /**
@@ -71,35 +72,49 @@ public final class TxnClientConfig {
     public TxnClientConfig withPostCommitMode(PostCommitMode mode) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), mode, v.pendingWaitMs(),
                 v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withPendingWaitMs(long waitMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(), waitMs,
                 v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withCleanerIntervalMs(long intervalMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
                 v.pendingWaitMs(), intervalMs, v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withKeepAliveIntervalMs(long intervalMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
-                v.pendingWaitMs(), v.cleanerIntervalMs(), intervalMs, v.commitPointTimeoutMs(), v.transactionLeaseMs()));
+                v.pendingWaitMs(), v.cleanerIntervalMs(), intervalMs, v.commitPointTimeoutMs(), v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withCommitPointTimeoutMs(long timeoutMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
                 v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), timeoutMs,
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withTransactionLeaseMs(long leaseMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
-                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(), leaseMs));
+                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(), leaseMs, v.finishedFlushMs()));
+    }
+
+    public TxnClientConfig withFinishedFlushMs(long flushMs) {
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
+                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
+                v.transactionLeaseMs(), flushMs));
+    }
+
+    /**
+     * How often ended transactions are told to the TM in one batch: until then they hold the GC horizon, so this
+     * bounds how much recent history a compaction keeps beyond what live readers need (update rate x interval).
+     */
+    public long finishedFlushMs() {
+        return v.finishedFlushMs();
     }
 
     public String commitTable() {
