@@ -54,8 +54,8 @@ public final class ZkAccess {
 
     /** Reads {@value #ACL} and {@value #AUTH}; a malformed value fails naming its key and the expected form. */
     public static ZkAccess from(Function<String, String> lookup) {
-        String aclText = trimmed(lookup.apply(ACL));
-        String authText = trimmed(lookup.apply(AUTH));
+        String aclText = TxnSettings.TM_ZK_ACL.get(lookup); // trimmed, null when unset or blank
+        String authText = TxnSettings.TM_ZK_AUTH.get(lookup);
         List<ACL> acl = aclText == null ? null : parseAcl(aclText);
         String scheme = null;
         byte[] credentials = null;
@@ -141,10 +141,6 @@ public final class ZkAccess {
         if (authScheme != null) {
             builder.authorization(authScheme, authCredentials.clone());
         }
-    }
-
-    private static String trimmed(String raw) {
-        return raw == null || raw.isBlank() ? null : raw.trim();
     }
 
     /** Credentials never reach a log or an error message. */

@@ -4,6 +4,7 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.phoenixtxn.tm.ConfigValues;
+import io.phoenixtxn.tm.Setting;
 import io.phoenixtxn.tm.TxnSettings;
 
 import java.io.IOException;
@@ -47,19 +48,17 @@ public final class TmTls {
      */
     public static final String HANDSHAKE_TIMEOUT_MS = TxnSettings.TM_TLS_HANDSHAKE_TIMEOUT_MS.key();
 
-    public static final String DEFAULT_STORE_TYPE = "PKCS12";
-    public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
     private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
 
     private TmTls() {
     }
 
     static boolean enabled(Function<String, String> lookup) {
-        return ConfigValues.bool(lookup, ENABLED, false);
+        return TxnSettings.TM_TLS_ENABLED.get(lookup);
     }
 
     static long handshakeTimeoutMs(Function<String, String> lookup) {
-        return ConfigValues.number(lookup, HANDSHAKE_TIMEOUT_MS, DEFAULT_HANDSHAKE_TIMEOUT_MS, 1, 3_600_000);
+        return TxnSettings.TM_TLS_HANDSHAKE_TIMEOUT_MS.get(lookup);
     }
 
     /** The TM server's context: its key store, and client certificates required and checked against the trust store. */
@@ -89,7 +88,7 @@ public final class TmTls {
 
     private static KeyManagerFactory keyManagers(Function<String, String> lookup) {
         char[] password = password(lookup, KEYSTORE_PASSWORD);
-        KeyStore store = load(lookup, KEYSTORE_LOCATION, KEYSTORE_TYPE, password);
+        KeyStore store = load(lookup, TxnSettings.TM_TLS_KEYSTORE_LOCATION, TxnSettings.TM_TLS_KEYSTORE_TYPE, password);
         try {
             if (Collections.list(store.aliases()).stream().noneMatch(alias -> isKeyEntry(store, alias))) {
                 throw new IllegalArgumentException(KEYSTORE_LOCATION + "=" + lookup.apply(KEYSTORE_LOCATION)
@@ -106,7 +105,8 @@ public final class TmTls {
     }
 
     private static TrustManagerFactory trustManagers(Function<String, String> lookup) {
-        KeyStore store = load(lookup, TRUSTSTORE_LOCATION, TRUSTSTORE_TYPE, password(lookup, TRUSTSTORE_PASSWORD));
+        KeyStore store = load(lookup, TxnSettings.TM_TLS_TRUSTSTORE_LOCATION, TxnSettings.TM_TLS_TRUSTSTORE_TYPE,
+                password(lookup, TRUSTSTORE_PASSWORD));
         try {
             if (store.size() == 0) {
                 throw new IllegalArgumentException(TRUSTSTORE_LOCATION + "=" + lookup.apply(TRUSTSTORE_LOCATION)
@@ -122,14 +122,16 @@ public final class TmTls {
         }
     }
 
-    private static KeyStore load(Function<String, String> lookup, String locationKey, String typeKey,
-                                 char[] password) {
-        String location = ConfigValues.string(lookup, locationKey, null);
+    private static KeyStore load(Function<String, String> lookup, Setting<String> locationSetting,
+                                 Setting<String> typeSetting, char[] password) {
+        String locationKey = locationSetting.key();
+        String typeKey = typeSetting.key();
+        String location = locationSetting.get(lookup);
         if (location == null) {
-            throw new IllegalArgumentException(ENABLED + "=true needs " + locationKey + " (a " + DEFAULT_STORE_TYPE
-                    + " or JKS file); set it, or turn TLS off");
+            throw new IllegalArgumentException(ENABLED + "=true needs " + locationKey + " (a "
+                    + typeSetting.defaultValue() + " or JKS file); set it, or turn TLS off");
         }
-        String type = ConfigValues.string(lookup, typeKey, DEFAULT_STORE_TYPE);
+        String type = typeSetting.get(lookup);
         try (InputStream in = Files.newInputStream(ConfigValues.readableFile(locationKey, location).toPath())) {
             KeyStore store = KeyStore.getInstance(type);
             store.load(in, password);
