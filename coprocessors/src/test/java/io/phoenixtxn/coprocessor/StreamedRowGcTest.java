@@ -73,30 +73,6 @@ class StreamedRowGcTest {
         }
     }
 
-    private static final class BatchScanner implements InternalScanner {
-        final List<Cell> cells;
-        final int batch;
-        int position;
-
-        BatchScanner(List<Cell> cells, int batch) {
-            this.cells = new ArrayList<>(cells);
-            this.cells.sort(CellComparator.getInstance());
-            this.batch = batch;
-        }
-
-        @Override
-        public boolean next(List<Cell> result, ScannerContext scannerContext) {
-            for (int i = 0; i < batch && position < cells.size(); i++) {
-                result.add(cells.get(position++));
-            }
-            return position < cells.size();
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     /** A random row of writers; invalidated ones are recorded in {@code table}. */
     private static List<Cell> randomRow(Random random, String row, FakeCommitTable table) throws IOException {
         List<Cell> cells = new ArrayList<>();
