@@ -7,10 +7,9 @@ import io.phoenixtxn.tm.LostPrimacyException;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,17 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AmbiguousReservationWriteTest {
     private static final long RESERVATION_MS = 1_000;
     private static final long START_MILLIS = 1_717_200_000_000L;
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     @Test
     @Timeout(60)
