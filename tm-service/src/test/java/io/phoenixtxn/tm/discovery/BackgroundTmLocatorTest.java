@@ -11,6 +11,7 @@ import io.phoenixtxn.tm.ha.ZkTestCluster;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmServerConfig;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The region-server flavour: never an unguarded in-process TM, never a blocked caller, never a TM started. */
+@Tag("slow")
 class BackgroundTmLocatorTest {
     @RegisterExtension
     static final ZkTestCluster zk = new ZkTestCluster();

@@ -10,6 +10,7 @@ import io.phoenixtxn.tm.ha.ZooKeeperClients;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.KillSession;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * marker is in doubt, the marker is re-established before the next answer, and a TM deployment that appeared
  * meanwhile ends the embedded TM's use for good.
  */
+@Tag("slow")
 class EmbeddedGuardTest {
     @RegisterExtension
     static final ZkTestCluster zk = new ZkTestCluster();

@@ -11,6 +11,7 @@ import io.phoenixtxn.tm.ha.ZooKeeperTimestampStorage;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * never ran a TM server, on one that did (with and without a primary advertised), and without ZooKeeper; and the
  * TM server's side of the rule (it does not become primary next to an embedded TM).
  */
+@Tag("slow")
 class TmLocatorTest {
     private static final long LEASE_MS = LocatorFixture.LEASE_MS;
     private static final long DISCOVERY_MS = LocatorFixture.DISCOVERY_MS;

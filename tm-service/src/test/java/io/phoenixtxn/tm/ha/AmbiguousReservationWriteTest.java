@@ -7,6 +7,7 @@ import io.phoenixtxn.tm.LostPrimacyException;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the next one goes on from the TM's own write. Every timestamp stays strictly increasing and inside the
  * reservation ZooKeeper holds, and a successor TM still starts above all of them while the old one stops.
  */
+@Tag("slow")
 class AmbiguousReservationWriteTest {
     private static final long RESERVATION_MS = 1_000;
     private static final long START_MILLIS = 1_717_200_000_000L;

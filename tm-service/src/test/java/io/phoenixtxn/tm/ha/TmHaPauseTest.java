@@ -8,6 +8,7 @@ import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmEndpoint;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A primary that is paused (not killed) past its lease: the backup takes over, and the old primary, when it runs
  * again, lets no commit out, cannot reserve timestamps, and halts.
  */
+@Tag("slow")
 class TmHaPauseTest {
     @RegisterExtension
     static final ZkTestCluster zk = new ZkTestCluster();

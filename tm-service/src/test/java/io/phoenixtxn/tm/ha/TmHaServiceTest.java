@@ -7,6 +7,7 @@ import io.phoenixtxn.tm.TransactionManagerCore;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Primary/backup against a real ZooKeeper: crash-like failover, graceful handover, fences, bad quorum. */
+@Tag("slow")
 class TmHaServiceTest {
     @RegisterExtension
     static final ZkTestCluster zk = new ZkTestCluster();

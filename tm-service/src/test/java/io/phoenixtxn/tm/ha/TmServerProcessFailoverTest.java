@@ -4,6 +4,7 @@ import io.phoenixtxn.tm.CommitDecision;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import io.phoenixtxn.tm.net.TmServerConfig;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The primary is a separate JVM started like bin/tm-server (TmServerMain with an XML config file). SIGKILL is a
  * real crash: its socket closes, it stops renewing, and its ZooKeeper session (so its advertisement) outlives it.
  */
+@Tag("slow")
 class TmServerProcessFailoverTest {
     @RegisterExtension
     static final ZkTestCluster zk = new ZkTestCluster();

@@ -2,6 +2,7 @@ package io.phoenixtxn.tm.ha;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The ZooKeeper clients of TM servers: how fast they come back after ZooKeeper does (issue 14). */
+@Tag("slow")
 class ZooKeeperClientsTest {
     @RegisterExtension
     static final ZkTestCluster zk = new ZkTestCluster();

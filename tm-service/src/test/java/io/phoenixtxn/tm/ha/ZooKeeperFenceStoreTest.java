@@ -7,6 +7,7 @@ import io.phoenixtxn.tm.Lease;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TransactionManagerCore;
 import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,6 +23,7 @@ import java.util.concurrent.Future;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("slow")
 class ZooKeeperFenceStoreTest {
     @RegisterExtension
     static final ZkTestCluster zk = new ZkTestCluster();
