@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SharedStack {
     private static final AtomicInteger TABLES = new AtomicInteger();
     private static volatile EmbeddedStack stack;
+    /** Keeps the embedded TM registered for the region servers (see {@link #get()}). */
+    private static volatile io.phoenixtxn.tm.discovery.TmHandle guardedTm;
 
     private SharedStack() {
     }
@@ -27,20 +29,18 @@ public final class SharedStack {
             if (stack == null) {
                 try {
                     stack = EmbeddedStack.start();
-                    // One JDBC connection first, as every real client opens one: it creates Phoenix's system tables
-                    // and, through the TM locator, registers this JVM's embedded TM with ZooKeeper, which is how the
-                    // region servers find it. Client-level ITs that use the embedded TM directly would otherwise
-                    // run before any registration when their class comes first: the region servers would see no TM
-                    // and force-abort pending writers.
-                    try (Connection ignored = stack.connect(routed(new Properties()))) {
-                        // opened and closed: the registration lasts as long as the connection service
-                    }
+                    // The TM as every real client finds it (TmLocator), held for the JVM's life: it registers this
+                    // JVM's embedded TM with ZooKeeper, which is what lets the region servers ask it about pending
+                    // writers. Client-level ITs use the embedded TM directly; without this they may run before any
+                    // JDBC client registered it, and readers would see no TM and force-abort pending writers.
+                    guardedTm = io.phoenixtxn.tm.discovery.TmLocator.locate(stack.configuration()::get);
                 } catch (Exception e) {
                     throw new IllegalStateException("Could not start the embedded stack", e);
                 }
                 EmbeddedStack started = stack;
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     try {
+                        guardedTm.close();
                         started.close();
                     } catch (Exception ignored) {
                         // the JVM is exiting; the minicluster's files are in target/
