@@ -2,6 +2,7 @@ package io.phoenixtxn.coprocessor;
 
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.snapshot.FamilyGc;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -76,11 +77,16 @@ final class RowGc {
      * @param major        the input is every file of the store
      */
     RowGc(long horizon, long expiredBelow, boolean major) {
+        this(horizon, expiredBelow, major, PreTransactionalCells.NONE);
+    }
+
+    /** @param preTransactional the table's "committed below" rule (TTLs of pre-switch cells) */
+    RowGc(long horizon, long expiredBelow, boolean major, PreTransactionalCells preTransactional) {
         this.horizon = horizon;
         this.expiredBelow = expiredBelow;
         this.major = major;
-        this.gc = new FamilyGc(horizon, expiredBelow, major);
-        this.minor = major ? new FamilyGc(horizon, expiredBelow, false) : null;
+        this.gc = new FamilyGc(horizon, expiredBelow, major, preTransactional);
+        this.minor = major ? new FamilyGc(horizon, expiredBelow, false, preTransactional) : null;
     }
 
     /**
