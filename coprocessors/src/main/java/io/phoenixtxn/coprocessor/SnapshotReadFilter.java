@@ -125,7 +125,7 @@ final class SnapshotReadFilter extends FilterBase {
                 break;
         }
         boolean moreVersions = decision == ColumnVersionSelector.Decision.INCLUDE;
-        if (OnDiskLayout.isFamilyDeleteMarker(cell)) {
+        if (OnDiskLayout.isFamilyDeleteMarker(cell) && !preTransactional.covers(version)) {
             // Versions arrive newest first; for SNAPSHOT_ALL keep the newest visible delete.
             if (familyDeleteVersion < 0) {
                 familyDeleteVersion = version;
@@ -137,7 +137,8 @@ final class SnapshotReadFilter extends FilterBase {
                 familyDeleteCommitTs, version, commitTs)) {
             return ReturnCode.NEXT_COL;
         }
-        if (OnDiskLayout.isTombstone(cell) || expired(cell, version, commitTs)) {
+        // A pre-switch cell is plain data, even with an empty value (non-transactional deletes are HBase markers).
+        if ((OnDiskLayout.isTombstone(cell) && !preTransactional.covers(version)) || expired(cell, version, commitTs)) {
             return moreVersions ? ReturnCode.SKIP : ReturnCode.NEXT_COL;
         }
         if (userFilter == null) {
@@ -163,7 +164,8 @@ final class SnapshotReadFilter extends FilterBase {
      */
     private boolean mayWaitForCommitCell(Cell cell, long version) {
         return familyDeleteVersion < 0 && !selector.isDone() && !pendingDeletes.isFull()
-                && OnDiskLayout.isFamilyDeleteMarker(cell) && Visibility.needsCommitTimestamp(snapshot, version);
+                && OnDiskLayout.isFamilyDeleteMarker(cell) && Visibility.needsCommitTimestamp(snapshot, version)
+                && !preTransactional.covers(version);
     }
 
     /**

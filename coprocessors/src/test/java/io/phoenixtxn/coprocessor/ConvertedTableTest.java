@@ -117,6 +117,22 @@ class ConvertedTableTest {
                 row)));
     }
 
+    @Test
+    void aPreSwitchCellWithAnEmptyValueIsDataNotATombstone() throws IOException {
+        // Phoenix's own ParameterizedTransactionIT writes the empty column with an empty value through HBase before
+        // the switch: the row must stay (before the switch, deletes are HBase markers, never empty values).
+        SyntheticRow row = new SyntheticRow("r");
+        row.cellsForTest().add(new KeyValue(Bytes.toBytes("r"), SyntheticRow.FAMILY, Q1, LAST_WRITE, new byte[0]));
+        assertEquals(List.of("q1="), values(scan(PreTransactionalCells.CONVERTED, Snapshot.begin(tx(NOW)), row)));
+        List<Cell> cells = new ArrayList<>(List.of(data(Q1, LAST_WRITE, ""), data(Q2, OLD_WRITE, "x")));
+        cells.sort(CellComparator.getInstance());
+        GcStatusResolver statuses = new GcStatusResolver(new Horizon(tx(NOW), tx(NOW - 10)), new FakeCommitTable(),
+                (r, f, q, v) -> Visibility.NOT_COMMITTED, "test", PreTransactionalCells.CONVERTED);
+        boolean[] keep = new RowGc(tx(NOW), Long.MIN_VALUE, true, PreTransactionalCells.CONVERTED)
+                .decide(cells, statuses, RowGc.OutsideInput.NONE);
+        assertTrue(keep[0] && keep[1], "a major compaction keeps the empty-valued pre-switch cell");
+    }
+
     // ---- GC ------------------------------------------------------------------------------------------------------
 
     @Test

@@ -42,6 +42,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     private static final Logger LOG = LoggerFactory.getLogger(PhoenixTxnContext.class);
 
     private final PhoenixConnection connection;
+    /** The connection whose service checks converted tables before reads and writes (sub-tasks: the parent's). */
+    private final PhoenixConnection conversionChecks;
     private volatile Transaction tx;
     /** Set by commitDDLFence: the next begin() starts the index population transaction at the fence. */
     private volatile long pendingFence = -1;
@@ -52,11 +54,20 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     private volatile IndexBuildProgress population;
 
     PhoenixTxnContext(PhoenixConnection connection, Transaction tx) {
+        this(connection, tx, connection);
+    }
+
+    private PhoenixTxnContext(PhoenixConnection connection, Transaction tx, PhoenixConnection conversionChecks) {
         this.connection = connection;
         this.tx = tx;
+        this.conversionChecks = conversionChecks;
     }
 
     private TxnClient client() throws SQLException {
+        return clientOf(connection);
+    }
+
+    private static TxnClient clientOf(PhoenixConnection connection) throws SQLException {
         if (connection == null) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.NULL_TRANSACTION_CONTEXT).build().buildException();
         }
@@ -71,6 +82,23 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     Transaction transaction() {
         return tx;
+    }
+
+    /**
+     * Before a transactional read or write of {@code table}: a table made transactional after it was written is
+     * used only once its conversion is complete and fenced ({@link ConversionFence}). Sub-task contexts check through
+     * their parent's connection; contexts decoded on a region server have none (they read on behalf of a client
+     * context that checked).
+     */
+    void beforeUsing(TableName table) throws IOException {
+        if (conversionChecks == null) {
+            return;
+        }
+        try {
+            ConversionFence.ensure(clientOf(conversionChecks), table);
+        } catch (SQLException e) {
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
     /** The running transaction, for table wrappers; their calls fail clearly when none is attached. */
@@ -329,7 +357,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         PhoenixTxnContext other = (PhoenixTxnContext) ctx;
         Transaction otherTx = other.tx;
         if (subTask) {
-            PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView());
+            PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView(),
+                    other.conversionChecks);
             child.population = other.population; // a client-side population's parallel scans count into it
             return child;
         }

@@ -53,6 +53,7 @@ final class PhoenixTxnTable implements Table {
     private void write(TransactionalWrite write) throws IOException {
         Transaction tx = tx();
         try {
+            context.beforeUsing(table.getName());
             write.run(tx);
         } catch (IOException e) {
             if (DroppedIndexWrites.isDroppedIndex(connection, dataTable, table.getName(), e)) {
@@ -95,6 +96,7 @@ final class PhoenixTxnTable implements Table {
     @Override
     public Result get(Get get) throws IOException {
         try {
+            context.beforeUsing(table.getName());
             return table.get(tx(), get);
         } catch (IOException e) {
             throw DroppedTableReads.translate(table.getName(), e);
@@ -104,6 +106,7 @@ final class PhoenixTxnTable implements Table {
     @Override
     public Result[] get(List<Get> gets) throws IOException {
         try {
+            context.beforeUsing(table.getName());
             return table.get(tx(), gets);
         } catch (IOException e) {
             throw DroppedTableReads.translate(table.getName(), e);
@@ -112,6 +115,7 @@ final class PhoenixTxnTable implements Table {
 
     @Override
     public boolean exists(Get get) throws IOException {
+        context.beforeUsing(table.getName());
         return table.exists(tx(), get);
     }
 
@@ -133,6 +137,7 @@ final class PhoenixTxnTable implements Table {
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
         ResultScanner scanner;
         try {
+            context.beforeUsing(table.getName());
             scanner = new DroppedTableScanner(table.getScanner(tx(), snapshotScan), table.getName());
         } catch (IOException e) {
             throw DroppedTableReads.translate(table.getName(), e);

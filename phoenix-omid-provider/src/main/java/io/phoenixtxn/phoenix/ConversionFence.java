@@ -1,0 +1,175 @@
+package io.phoenixtxn.phoenix;
+
+import io.phoenixtxn.client.ObserverNames;
+import io.phoenixtxn.client.TxnClient;
+import org.apache.hadoop.hbase.Coprocessor;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.TableDescriptor;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The write fence of a table made transactional by {@code ALTER TABLE ... SET TRANSACTIONAL=true}. Phoenix 5.2 gives
+ * the provider no hook in that ALTER (it updates SYSTEM.CATALOG, then modifies the HBase descriptors of the table and
+ * its indexes, adding our observers and its {@value #PHOENIX_PRE_EXISTING_DATA} marker in one modifyTable). A
+ * transaction that began before the switch may still write the table transactionally once its statements resolve
+ * the new metadata; its snapshot did not cover the non-transactional writes that landed after it began, so its
+ * commit could overwrite them unseen. So before the first transactional write to a converted table, the writer draws
+ * a TM fence on it (the CREATE INDEX fence, VLDB'18 sec. 6.1): every transaction that began before the fence, and
+ * so every one that began before the switch, aborts if it writes the table. The fence is recorded in the
+ * descriptor as {@value #COMMITTED_BELOW}{@code =<fence>} so that it is drawn once per table, not once per client;
+ * two clients racing may both draw one (both are enforced; the later one costs a few more retries at the switch).
+ *
+ * <p>The same step completes the switch for readers. Phoenix's ALTER returns without waiting for its modifyTable
+ * (a property-only ALTER does not poll), so HBase may still be reopening regions without our observer (a
+ * transactional read there would see uncommitted cells, and a plain write there is still accepted). And without a
+ * TRANSACTION_PROVIDER in the statement, Phoenix 5.2.1 sets its marker but installs no observer at all: then the
+ * first transactional user installs them ({@link #installObservers}) in a modifyTable of its own. Our modifyTable of
+ * the fence's value is a procedure on the same table, which HBase runs only after the one that installed the
+ * observers has reopened every region, and {@link Admin#modifyTable} returns once its own reopen is done; while it
+ * runs, each region holds the earlier descriptor or ours, both with our observer. So every transactional read and
+ * write of a converted table waits, in each JVM once, until the descriptor carries {@value #COMMITTED_BELOW},
+ * completing the switch if nobody has; from then on every region filters snapshots and refuses plain writes.
+ *
+ * <p>Checked once per table and JVM: the marker is set with our observer and never removed (Phoenix refuses to
+ * make a transactional table non-transactional), so a table seen with our observer and without the marker is a
+ * table created transactional. A table without our observer yet (Phoenix's ALTER in progress) is looked at again.
+ */
+final class ConversionFence {
+    private static final Logger LOG = LoggerFactory.getLogger(ConversionFence.class);
+    /** Phoenix's PhoenixTransactionContext.READ_NON_TX_DATA: the table was converted. */
+    static final String PHOENIX_PRE_EXISTING_DATA = "data.tx.read.pre.existing";
+    /** Descriptor value: the conversion's write fence, drawn after the switch. */
+    static final String COMMITTED_BELOW = "phoenix.txn.committed.below";
+
+    /** Phoenix's QueryServices.COPROCESSOR_PRIORITY_ATTRIB and its default (QueryServicesOptions). */
+    static final String PHOENIX_COPROCESSOR_PRIORITY = "phoenix.coprocessor.priority";
+    static final int DEFAULT_PHOENIX_COPROCESSOR_PRIORITY = Coprocessor.PRIORITY_SYSTEM / 2 + Coprocessor.PRIORITY_USER / 2;
+    /** Phoenix's QueryConstants: the indexers of non-transactional tables, and the transactional one. */
+    static final List<String> NON_TRANSACTIONAL_INDEXERS = List.of("org.apache.phoenix.hbase.index.IndexRegionObserver",
+            "org.apache.phoenix.hbase.index.Indexer");
+    static final String PHOENIX_TRANSACTIONAL_INDEXER = "org.apache.phoenix.index.PhoenixTransactionalIndexer";
+    /** How long a transactional use waits for Phoenix's modifyTable to put our observer on the table. */
+    static final long OBSERVER_WAIT_MS = 60_000;
+
+    private static final Set<TableName> SETTLED = ConcurrentHashMap.newKeySet();
+
+    private ConversionFence() {
+    }
+
+    /**
+     * Completes the switch of {@code table} if it is converted and not completed yet (observers, fence); returns at
+     * once after that.
+     */
+    static void ensure(TxnClient client, TableName table) throws IOException {
+        if (SETTLED.contains(table)) {
+            return;
+        }
+        synchronized (ConversionFence.class) {
+            if (SETTLED.contains(table)) {
+                return;
+            }
+            try (Admin admin = client.connection().getAdmin()) {
+                TableDescriptor descriptor = awaitSwitch(admin, table);
+                if (descriptor == null) {
+                    return; // not a table of ours: ObserverCheck refuses its reads with the reason
+                }
+                if (isConverted(descriptor) && descriptor.getValue(COMMITTED_BELOW) == null) {
+                    if (!hasOurObserver(descriptor)) {
+                        // First the observers, on their own: the fence's modifyTable below then starts only once
+                        // every region runs with them, which is what its value tells other clients.
+                        TableDescriptorBuilder withObservers = TableDescriptorBuilder.newBuilder(descriptor);
+                        installObservers(descriptor, withObservers, client.connection().getConfiguration()
+                                .getInt(PHOENIX_COPROCESSOR_PRIORITY, DEFAULT_PHOENIX_COPROCESSOR_PRIORITY) - 10);
+                        admin.modifyTable(withObservers.build()); // returns once every region reopened with it
+                        descriptor = admin.getDescriptor(table);
+                    }
+                    long fence = client.fence(table);
+                    admin.modifyTable(TableDescriptorBuilder.newBuilder(descriptor)
+                            .setValue(COMMITTED_BELOW, Long.toString(fence)).build());
+                    LOG.info("{} was made transactional: write fence at {}; transactions that began before it"
+                            + " abort if they write the table", table, fence);
+                }
+                SETTLED.add(table);
+            }
+        }
+    }
+
+    /**
+     * What Phoenix 5.2.1 leaves out of {@code ALTER TABLE t SET TRANSACTIONAL=true} when the statement names no
+     * TRANSACTION_PROVIDER (ConnectionQueryServicesImpl.addCoprocessors looks the provider up in the statement's
+     * properties only): our observers, and on a data table the transactional indexer in place of the
+     * non-transactional one (index rows of a transactional table are written by the client, in its transaction).
+     * Phoenix's own coprocessor priority minus 10, as Phoenix installs them.
+     */
+    private static void installObservers(TableDescriptor descriptor, TableDescriptorBuilder completed, int priority)
+            throws IOException {
+        completed.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(ObserverNames.PHOENIX_OBSERVER)
+                .setPriority(priority).build());
+        if (!descriptor.hasCoprocessor(ObserverNames.PHOENIX_GC_OBSERVER)) {
+            completed.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(ObserverNames.PHOENIX_GC_OBSERVER)
+                    .setPriority(priority).build());
+        }
+        boolean indexedDataTable = false;
+        for (String nonTransactionalIndexer : NON_TRANSACTIONAL_INDEXERS) {
+            if (descriptor.hasCoprocessor(nonTransactionalIndexer)) {
+                completed.removeCoprocessor(nonTransactionalIndexer);
+                indexedDataTable = true;
+            }
+        }
+        if (indexedDataTable && !descriptor.hasCoprocessor(PHOENIX_TRANSACTIONAL_INDEXER)) {
+            completed.setCoprocessor(CoprocessorDescriptorBuilder.newBuilder(PHOENIX_TRANSACTIONAL_INDEXER)
+                    .setPriority(priority + 10).build());
+        }
+    }
+
+    /**
+     * The descriptor once Phoenix's switch reached it (our observer, or Phoenix's converted marker). Phoenix uses a
+     * table transactionally once SYSTEM.CATALOG says so, and its ALTER updates the catalog first and then submits the
+     * modifyTable without waiting for it (no polling for a property-only ALTER): for a moment the descriptor lags.
+     * Waits up to {@value #OBSERVER_WAIT_MS} ms for it, then gives up (null).
+     */
+    private static TableDescriptor awaitSwitch(Admin admin, TableName table) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(OBSERVER_WAIT_MS);
+        long pauseMs = 10;
+        while (true) {
+            TableDescriptor descriptor = admin.getDescriptor(table);
+            if (hasOurObserver(descriptor) || isConverted(descriptor)) {
+                return descriptor;
+            }
+            if (System.nanoTime() >= deadline) {
+                return null;
+            }
+            try {
+                Thread.sleep(pauseMs); // polling the master: HBase offers no wait for another client's modifyTable
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("Interrupted while waiting for " + table + " to become transactional");
+            }
+            pauseMs = Math.min(pauseMs * 2, 500);
+        }
+    }
+
+    static boolean isConverted(TableDescriptor descriptor) {
+        return Boolean.parseBoolean(descriptor.getValue(PHOENIX_PRE_EXISTING_DATA));
+    }
+
+    private static boolean hasOurObserver(TableDescriptor descriptor) {
+        for (String observer : ObserverNames.ALL) {
+            if (descriptor.hasCoprocessor(observer)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
