@@ -28,14 +28,16 @@ project_version() {
   sed -n 's:^  <version>\(.*\)</version>:\1:p' "$root/pom.xml" | head -n1
 }
 
-# Rebuilds a module (and what it depends on) when its jar is missing or older than any source or pom.
-build_if_stale() {
+# Builds a launcher's module when its jar is missing or any source is newer, without `mvn install`: packages the
+# module and what it depends on in one reactor build and writes a classpath of their target/ jars plus third-party
+# jars from the local repository (nothing of ours is installed there, so no stale SNAPSHOT can leak in).
+build_in_reactor_if_stale() {
   local module=$1 jar=$2 cp_file=$3
   if [ ! -f "$jar" ] || [ ! -f "$cp_file" ] || \
      [ -n "$(find "$root" -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.properties' -o -name '*.xml' \) -newer "$jar" -print | head -n1)" ]; then
     echo "Building $module (first run, or sources changed)..." >&2
-    (cd "$root" && mvn -B -q install -DskipTests -pl "$module" -am >&2 \
-      && mvn -B -q dependency:build-classpath -pl "$module" -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime >&2)
+    (cd "$root" && mvn -B -q package dependency:build-classpath -DskipTests -pl "$module" -am \
+      -Dmdep.outputFile="$cp_file" -Dmdep.includeScope=runtime >&2)
     touch "$jar"
   fi
 }

@@ -51,6 +51,7 @@ public final class HBaseSettings {
                 "Phoenix: required on every region server for its secondary indexes"));
         s.add(new Setting("phoenix.transactions.enabled", "true",
                 "Phoenix: transactional tables; read by the Phoenix code region servers run as well"));
+        fastRetries(s);
         overrides.forEach((k, v) -> s.add(new Setting(k, v, "given to start")));
         return s;
     }
@@ -60,7 +61,23 @@ public final class HBaseSettings {
         List<Setting> s = new ArrayList<>();
         s.add(new Setting("phoenix.transactions.enabled", "true",
                 "Phoenix reads it on the client; our provider jar on the classpath does the rest"));
+        fastRetries(s);
         overrides.forEach((k, v) -> s.add(new Setting(k, v, "given to start")));
         return s;
+    }
+
+    /**
+     * The HBase client's retry pacing, for every HBase client of the cluster: applications and sqlline, and the
+     * region servers' own clients (our observer reads the commit table, Phoenix writes index rows). HBase sleeps
+     * pause x {1, 2, 3, 5, 10, 20, 40, 100, 100, 100, 100, 200, ...} between retries of an operation whose region is
+     * not reachable. With HBase's 100 ms a client retries 10-20 s apart by the time a crashed server's regions
+     * reopen elsewhere (~10-15 s here), so it keeps failing for up to 20 s after they are back; with 10 ms the
+     * gap is at most 2 s, and 35 retries (~55 s) outlast a region server's recovery instead of failing inside it.
+     */
+    static void fastRetries(List<Setting> s) {
+        s.add(new Setting("hbase.client.pause", "10",
+                "retry a moved or recovering region every <= 2 s, not every 10-20 s (HBase's default is 100)"));
+        s.add(new Setting("hbase.client.retries.number", "35",
+                "with a 10 ms pause, about 55 s of retries: longer than a region server's recovery (default 15)"));
     }
 }

@@ -201,7 +201,7 @@ final class RowGc {
     }
 
     /** A qualifier as a map key. */
-    private record QualifierKey(byte[] bytes) {
+    record QualifierKey(byte[] bytes) {
         @Override
         public boolean equals(Object o) {
             return o instanceof QualifierKey k && Arrays.equals(k.bytes, bytes);

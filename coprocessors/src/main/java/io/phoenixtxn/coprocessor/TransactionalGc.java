@@ -8,11 +8,13 @@ import io.phoenixtxn.tm.Horizon;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
-import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.regionserver.HRegion;
+import org.apache.hadoop.hbase.regionserver.HStore;
 import org.apache.hadoop.hbase.regionserver.InternalScanner;
 import org.apache.hadoop.hbase.regionserver.Region;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.StoreFile;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
@@ -20,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -63,6 +66,10 @@ final class TransactionalGc {
     private final Map<CompactionRequest, GcScanner> running = Collections.synchronizedMap(new WeakHashMap<>());
     /** The scanner of each store's flush in progress (one at a time per store), for its end ({@link #afterFlush}). */
     private final Map<Store, GcScanner> flushing = new ConcurrentHashMap<>();
+    private static final int MAX_DISAGREEMENTS = 3;
+    /** Compactions in a row whose two passes over an oversized row disagreed ({@link #disagreed}). */
+    private final java.util.concurrent.atomic.AtomicInteger disagreements = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile boolean streamingDisabled;
 
     TransactionalGc(RegionCoprocessorEnvironment env) {
         this.env = env;
@@ -80,8 +87,7 @@ final class TransactionalGc {
         }
         // FamilyGc below Long.MIN_VALUE: nothing is settled, only aborted versions go (see the class comment).
         GcScanner gc = scanner(store, scanner, horizon, new RowGc(Long.MIN_VALUE, Long.MIN_VALUE, false,
-                preTransactional),
-                RowGc.OutsideInput.NONE, "flush");
+                preTransactional), RowGc.OutsideInput.NONE, "flush", null);
         flushing.put(store, gc);
         return gc;
     }
@@ -102,9 +108,14 @@ final class TransactionalGc {
         boolean major = request.isAllFiles();
         RowGc.OutsideInput outside = major && !storeIsInInput(store, request) ? this::hasDataCellsOutside
                 : RowGc.OutsideInput.NONE;
-        GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(),
-                expiredBelow(store.getColumnFamilyDescriptor(), horizon), major, preTransactional), outside,
-                major ? "major compaction" : "minor compaction");
+        long expiredBelow = expiredBelow(store.getColumnFamilyDescriptor(), horizon);
+        GcScanner.Streaming streaming = streamingDisabled || config.streamMaxCells() == 0
+                || !(store instanceof HStore hstore) ? null
+                : new GcScanner.Streaming(new StreamedRowGc(horizon.gc(), expiredBelow, major),
+                        new StoreCompactionInput(hstore, request, hstore.getSmallestReadPoint()),
+                        config.streamMaxCells(), this::disagreed);
+        GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(), expiredBelow, major,
+                preTransactional), outside, major ? "major compaction" : "minor compaction", streaming);
         running.put(request, gc);
         return gc;
     }
@@ -112,14 +123,17 @@ final class TransactionalGc {
     void afterCompaction(Store store, CompactionRequest request) {
         GcScanner gc = running.remove(request);
         if (gc != null) {
+            if (gc.rowsStreamed() > 0) {
+                disagreements.set(0);
+            }
             finished(store, gc);
         }
     }
 
     /** Hands the markers of the invalidated writers it dropped to the janitor (they go below the horizon). */
     private void finished(Store store, GcScanner gc) {
-        LOG.debug("GC of {}/{}: {} cells in, {} out", region.getRegionInfo().getEncodedName(),
-                store.getColumnFamilyName(), gc.cellsIn(), gc.cellsOut());
+        LOG.debug("GC of {}/{}: {} cells in, {} out, {} rows in two passes", region.getRegionInfo().getEncodedName(),
+                store.getColumnFamilyName(), gc.cellsIn(), gc.cellsOut(), gc.rowsStreamed());
         Set<Long> invalidated = gc.droppedInvalidated();
         if (!invalidated.isEmpty()) {
             try {
@@ -132,14 +146,28 @@ final class TransactionalGc {
         }
     }
 
+    /**
+     * The two passes of a streamed row disagreed (the compaction failed; a later one retries). A read point that moved
+     * between the two scanners' openings explains one; after {@link #MAX_DISAGREEMENTS} in a row, this region's
+     * compactions write oversized rows unchanged, as before streaming existed, until the region reopens.
+     */
+    private void disagreed(IOException cause) {
+        int count = disagreements.incrementAndGet();
+        if (count >= MAX_DISAGREEMENTS) {
+            streamingDisabled = true;
+        }
+        LOG.error("{} ({} in a row{})", cause.getMessage(), count, streamingDisabled
+                ? "; oversized rows of this region are written unchanged from now on, until it reopens" : "");
+    }
+
     private GcScanner scanner(Store store, InternalScanner scanner, Horizon horizon, RowGc rowGc,
-                              RowGc.OutsideInput outside, String what) throws IOException {
+                              RowGc.OutsideInput outside, String what, GcScanner.Streaming streaming)
+            throws IOException {
         String where = what + " of " + region.getRegionInfo().getEncodedName() + "/" + store.getColumnFamilyName()
                 + " (" + region.getTableDescriptor().getTableName() + ")";
         CommitTable commitTable = GcCommitTable.of(env, commitTableName);
         return new GcScanner(scanner, rowGc, new GcStatusResolver(horizon, commitTable, regionCells, where,
-                preTransactional), outside,
-                config.rowMaxCells(), where);
+                preTransactional), outside, config.rowMaxCells(), where, streaming);
     }
 
     /**
@@ -167,25 +195,37 @@ final class TransactionalGc {
         return true;
     }
 
-    /** The region (memstore and every file, no coprocessors) holds a data cell of the row below {@code below}. */
+    /**
+     * The region (memstore and every file, no region coprocessors) holds a data cell of the row below {@code below}
+     * that is not in the input. Read in batches and stopped at the first such cell: the row may be one of millions
+     * of cells.
+     */
     private boolean hasDataCellsOutside(byte[] row, byte[] family, long below, Set<RowGc.CellKey> input) {
         if (below <= 0) {
             return false;
         }
+        if (!(region instanceof HRegion hregion)) {
+            return true;
+        }
+        Scan scan = new Scan().withStartRow(row).withStopRow(row, true).addFamily(family).readAllVersions()
+                .setBatch(1_024);
         try {
-            Get get = new Get(row).addFamily(family).readAllVersions().setTimeRange(0, below);
-            List<Cell> cells = region instanceof HRegion ? ((HRegion) region).get(get, false)
-                    : region.get(get).listCells();
-            if (cells == null) {
+            scan.setTimeRange(0, below);
+            try (RegionScanner scanner = hregion.getScanner(scan)) {
+                List<Cell> cells = new ArrayList<>();
+                boolean more;
+                do {
+                    cells.clear();
+                    more = scanner.next(cells);
+                    for (Cell cell : cells) {
+                        if (!OnDiskLayout.isCommitCell(cell) && !input.contains(
+                                new RowGc.CellKey(CellUtil.cloneQualifier(cell), cell.getTimestamp()))) {
+                            return true;
+                        }
+                    }
+                } while (more && !cells.isEmpty());
                 return false;
             }
-            for (Cell cell : cells) {
-                if (!OnDiskLayout.isCommitCell(cell)
-                        && !input.contains(new RowGc.CellKey(CellUtil.cloneQualifier(cell), cell.getTimestamp()))) {
-                    return true;
-                }
-            }
-            return false;
         } catch (IOException | RuntimeException e) {
             LOG.debug("GC of {}: cannot read row cells outside the compaction; its markers stay",
                     region.getRegionInfo().getEncodedName(), e);

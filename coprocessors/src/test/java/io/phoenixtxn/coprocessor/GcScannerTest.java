@@ -47,33 +47,6 @@ class GcScannerTest {
         return cells;
     }
 
-    /** A store scanner handing out {@code batch} cells per call, across row boundaries. */
-    private static class BatchScanner implements InternalScanner {
-        final List<Cell> cells;
-        final int batch;
-        int position;
-        boolean closed;
-
-        BatchScanner(List<Cell> cells, int batch) {
-            this.cells = new ArrayList<>(cells);
-            this.cells.sort(CellComparator.getInstance());
-            this.batch = batch;
-        }
-
-        @Override
-        public boolean next(List<Cell> result, ScannerContext scannerContext) {
-            for (int i = 0; i < batch && position < cells.size(); i++) {
-                result.add(cells.get(position++));
-            }
-            return position < cells.size();
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-    }
-
     /** The same, releasing blocks on shipped(). */
     private static final class ShippingScanner extends BatchScanner implements Shipper {
         int shipped;
@@ -131,7 +104,7 @@ class GcScannerTest {
             assertEquals(20, scanner.cellsIn());
             assertEquals(6, scanner.cellsOut());
             scanner.close();
-            assertTrue(delegate.closed);
+            assertTrue(delegate.isClosed());
         }
     }
 

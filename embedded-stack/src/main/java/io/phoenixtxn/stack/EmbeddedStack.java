@@ -59,10 +59,10 @@ public final class EmbeddedStack implements AutoCloseable {
 
     /** The settings the stack needs; each one says why. */
     static void configure(Configuration conf) {
-        conf.setBoolean("phoenix.transactions.enabled", true);
+        conf.setBoolean(io.phoenixtxn.tm.TxnSettings.PHOENIX_TRANSACTIONS_ENABLED.key(), true);
         // auto: the stack's own ZooKeeper never saw a TM server, so its clients use the embedded TM (or the one
         // --serve adopts); another cluster's TM is never reached from here
-        conf.set("phoenix.txn.tm.mode", "auto");
+        conf.set(io.phoenixtxn.tm.discovery.TmMode.KEY, "auto");
         // A small conflict table is plenty for one JVM and keeps the stack's heap small.
         conf.setInt(TmConfig.CONFLICT_ENTRIES, 1 << 20);
         // Phoenix's own minicluster settings: fewer threads, no table sanity checks for its system tables.

@@ -1,5 +1,6 @@
 package io.phoenixtxn.stack;
 
+import io.phoenixtxn.tm.TxnSettings;
 import sqlline.SqlLine;
 
 import java.nio.file.Files;
@@ -24,8 +25,11 @@ import java.util.concurrent.TimeUnit;
  * threads behind that would otherwise keep the process alive forever.
  */
 public final class PhoenixTxnStack {
-    private static final long STARTUP_LIMIT_S = Long.getLong("phoenix.txn.stack.startup.timeout.s", 300);
     private static final long SHUTDOWN_LIMIT_S = 60;
+    /** Set by bin/phoenix-txn-stack: the file every log line goes to (conf/phoenix-txn-log4j.properties). */
+    static final String LOG_FILE_PROPERTY = "phoenix.txn.log.file";
+    /** How often start-up says it is still going. */
+    private static final long PROGRESS_EVERY_S = 10;
     /** Set when a signal (Ctrl-C, SIGTERM) ends --serve: the JVM is already exiting, System.exit would block. */
     private static volatile boolean signalled;
     private static final CountDownLatch CLOSED = new CountDownLatch(1);
@@ -38,8 +42,19 @@ public final class PhoenixTxnStack {
         try {
             status = run(args);
         } catch (Exception e) {
-            System.err.println("phoenix-txn stack failed: " + e);
-            e.printStackTrace(System.err);
+            String logFile = System.getProperty(LOG_FILE_PROPERTY);
+            if (signalled && logFile != null) {
+                // Ctrl-C / SIGTERM of --serve: the JVM's shutdown races the minicluster's own; nothing to act on.
+                org.slf4j.LoggerFactory.getLogger("phoenix-txn-stack.failure").warn("Stopping after a signal", e);
+            } else if (logFile == null) {
+                System.err.println("phoenix-txn stack failed: " + e);
+                e.printStackTrace(System.err);
+            } else {
+                // One line on the console; the stack trace in the log file (a logger outside io.phoenixtxn: the
+                // console shows only errors of those).
+                System.err.println("phoenix-txn stack failed: " + e + " (stack trace in " + logFile + ")");
+                org.slf4j.LoggerFactory.getLogger("phoenix-txn-stack.failure").warn("phoenix-txn stack failed", e);
+            }
             status = 1;
         }
         if (signalled) {
@@ -85,9 +100,24 @@ public final class PhoenixTxnStack {
                     }
             }
         }
-        Thread startupWatchdog = haltAfter(STARTUP_LIMIT_S, "start-up");
+        // A -D argument of the launcher, else a JVM system property (how older scripts set it).
+        long startupLimitS = TxnSettings.STACK_STARTUP_TIMEOUT_S.get(
+                key -> overrides.containsKey(key) ? overrides.get(key) : System.getProperty(key));
+        Thread startupWatchdog = haltAfter(startupLimitS, "start-up");
+        if (System.getProperty(LOG_FILE_PROPERTY) != null) {
+            System.err.println("Logging to " + System.getProperty(LOG_FILE_PROPERTY));
+        }
+        long started = System.nanoTime();
         System.err.println("Starting HBase minicluster + phoenix-txn TM + Phoenix (about 35 s)...");
+        Thread ticker = progressTicker(started);
         try (EmbeddedStack stack = EmbeddedStack.start(overrides)) {
+            System.err.println("  HBase minicluster up (" + secondsSince(started) + " s); connecting Phoenix (it"
+                    + " creates its system tables on the first connection)...");
+            try (java.sql.Connection first = stack.connect()) {
+                System.err.println("  Phoenix ready (" + secondsSince(started) + " s)");
+            } finally {
+                ticker.interrupt();
+            }
             startupWatchdog.interrupt();
             System.out.println("JDBC URL: " + stack.jdbcUrl());
             switch (mode) {
@@ -107,7 +137,8 @@ public final class PhoenixTxnStack {
     private static int sqlline(EmbeddedStack stack, List<String> extra) throws Exception {
         List<String> args = new ArrayList<>(List.of("-d", "org.apache.phoenix.jdbc.PhoenixDriver", "-u",
                 stack.jdbcUrl(), "-n", "none", "-p", "none", "--color=true", "--fastConnect=false",
-                "--verbose=true", "--incremental=false", "--isolation=TRANSACTION_READ_COMMITTED",
+                // One-line errors; `!set verbose true` shows their stack traces.
+                "--verbose=false", "--incremental=false", "--isolation=TRANSACTION_READ_COMMITTED",
                 // Transactions span statements until !commit / COMMIT, as the README shows.
                 "--autoCommit=false"));
         args.addAll(extra);
@@ -134,6 +165,27 @@ public final class PhoenixTxnStack {
             stop.await();
             return 0;
         }
+    }
+
+    /** Says every {@value #PROGRESS_EVERY_S} s that start-up is still going; interrupt it when done. */
+    private static Thread progressTicker(long startedNanos) {
+        Thread ticker = new Thread(() -> {
+            try {
+                while (true) {
+                    TimeUnit.SECONDS.sleep(PROGRESS_EVERY_S);
+                    System.err.println("  ... still starting (" + secondsSince(startedNanos) + " s)");
+                }
+            } catch (InterruptedException done) {
+                // start-up finished or failed
+            }
+        }, "startup-progress");
+        ticker.setDaemon(true);
+        ticker.start();
+        return ticker;
+    }
+
+    private static long secondsSince(long startedNanos) {
+        return TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos);
     }
 
     /** Halts the JVM if the phase does not finish in time; interrupt the returned thread to cancel. */

@@ -1,45 +1,53 @@
 package io.phoenixtxn.it;
 
+import io.phoenixtxn.admin.IndexVerifier;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Checks that an index holds exactly what its data table holds: every row, every value, no stale rows, and that
- * the optimizer really reads the index for the hinted query. Shared by the online CREATE INDEX tests.
+ * the optimizer really reads the index for the hinted query ({@link IndexVerifier}, the check operators run with
+ * {@code phoenix-txn-admin verify-index}). Shared by the online CREATE INDEX tests.
  */
 final class IndexChecks {
     private IndexChecks() {
     }
 
     /**
-     * Compares {@code SELECT columns} through the index (hinted) with the same through a full scan of the table,
-     * value by value, and the index's row count with the table's. The first column must be the BIGINT key.
+     * The index equals the table ({@link IndexVerifier}: every column the index holds, through the index and through
+     * a full scan, at one snapshot, and no stale index rows), and the hinted query really reads the index. Returns
+     * {@code SELECT columns} of the table (the first column must be the BIGINT key) for the caller's own checks; on
+     * a difference, fails with the verifier's report and every raw cell of the differing rows.
      */
-    static Map<Long, String> assertIndexEqualsTable(String table, String index, String columns) throws SQLException {
+    static Map<Long, String> assertIndexEqualsTable(String table, String index, String columns) throws Exception {
         try (Connection c = SharedStack.connect()) {
-            Map<Long, String> fromTable = rows(c, "SELECT /*+ NO_INDEX */ " + columns + " FROM " + table);
-            String hinted = "SELECT /*+ INDEX(" + table + " " + index + ") */ " + columns + " FROM " + table;
-            String plan = explain(c, hinted);
-            assertTrue(plan.contains(index), "the hinted query reads the index:\n" + plan);
-            Map<Long, String> fromIndex = rows(c, hinted);
-            if (!fromTable.equals(fromIndex)) {
-                throw new AssertionError("index content differs from the table:\n"
-                        + describeDifferences(table, index, fromTable, fromIndex));
+            c.setAutoCommit(false); // every read below in one transaction: one snapshot
+            try {
+                IndexVerifier.Report report = IndexVerifier.verify(c, table, index, NO_PROGRESS);
+                Map<Long, String> fromTable = rows(c, "SELECT /*+ NO_INDEX */ " + columns + " FROM " + table);
+                if (!report.equal()) {
+                    Map<Long, String> fromIndex = rows(c, "SELECT /*+ INDEX(" + table + " " + index + ") */ "
+                            + columns + " FROM " + table);
+                    throw new AssertionError(report.describe() + "\n"
+                            + describeDifferences(table, index, fromTable, fromIndex));
+                }
+                return fromTable;
+            } finally {
+                c.rollback();
             }
-            assertEquals(fromTable.size(), count(c, index), "the index holds no stale rows");
-            return fromTable;
         }
     }
+
+    private static final PrintStream NO_PROGRESS = new PrintStream(OutputStream.nullOutputStream());
 
     /** The differing rows, with every raw cell (all versions, commit cells included) of their data and index rows. */
     private static String describeDifferences(String table, String index, Map<Long, String> fromTable,
@@ -118,20 +126,11 @@ final class IndexChecks {
     }
 
     static long count(Connection c, String table) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return IndexVerifier.count(c, table);
     }
 
     static String explain(Connection c, String query) throws SQLException {
-        StringBuilder text = new StringBuilder();
-        try (Statement s = c.createStatement(); ResultSet plan = s.executeQuery("EXPLAIN " + query)) {
-            while (plan.next()) {
-                text.append(plan.getString(1)).append('\n');
-            }
-        }
-        return text.toString();
+        return IndexVerifier.explain(c, query);
     }
 
     /** The id of the transaction the connection is running (its first statement began it). */

@@ -44,7 +44,17 @@ public final class SharedStack {
     }
 
     public static Connection connect() throws SQLException {
-        return get().connect();
+        return get().connect(routed(new Properties()));
+    }
+
+    /**
+     * Fast-path routing is off by default (TxnSettings); every connection service of the ITs turns it on (a
+     * service takes the properties of the connection that creates it), so the ITs run through the lazy begin and
+     * PhoenixFastPathRoutingIT finds it on.
+     */
+    public static Properties routed(Properties props) {
+        props.setProperty(io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key(), "true");
+        return props;
     }
 
     /**
@@ -67,7 +77,8 @@ public final class SharedStack {
     }
 
     private static Connection connectThrough(String quorum, Properties props) throws SQLException {
-        Connection c = java.sql.DriverManager.getConnection(get().jdbcUrl().replace("localhost", quorum), props);
+        Connection c = java.sql.DriverManager.getConnection(get().jdbcUrl().replace("localhost", quorum),
+                routed(props));
         if (c.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices()
                 == connectionServices()) {
             c.close();

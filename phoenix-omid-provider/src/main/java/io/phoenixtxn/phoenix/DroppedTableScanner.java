@@ -1,6 +1,7 @@
 package io.phoenixtxn.phoenix;
 
 import org.apache.hadoop.hbase.TableName;
+import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.metrics.ScanMetrics;
@@ -14,10 +15,12 @@ import java.io.IOException;
 final class DroppedTableScanner implements ResultScanner {
     private final ResultScanner delegate;
     private final TableName table;
+    private final PhoenixConnection metadata;
 
-    DroppedTableScanner(ResultScanner delegate, TableName table) {
+    DroppedTableScanner(ResultScanner delegate, TableName table, PhoenixConnection metadata) {
         this.delegate = delegate;
         this.table = table;
+        this.metadata = metadata;
     }
 
     @Override
@@ -25,7 +28,7 @@ final class DroppedTableScanner implements ResultScanner {
         try {
             return delegate.next();
         } catch (IOException e) {
-            throw DroppedTableReads.translate(table, e);
+            throw DroppedTableReads.translate(table, e, metadata);
         }
     }
 

@@ -2,6 +2,7 @@ package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.client.fastpath.FastPathClient;
 import io.phoenixtxn.tm.discovery.TmHandle;
 import io.phoenixtxn.tm.discovery.TmLocator;
 import org.apache.hadoop.conf.Configuration;
@@ -15,12 +16,19 @@ import java.io.IOException;
  * What Phoenix caches per connection service for our provider: an HBase connection for the commit table and
  * post-commit, and a {@link TxnClient} that asks the TM supplier on every call. Which TM that is, is
  * {@link TmLocator}'s decision ({@code phoenix.txn.tm.mode}); a locator failure fails the connection service with
- * its message.
+ * its message. Also the fast path of that client, for statements routed onto it ({@link FastPathRoute}), and its
+ * beliefs about tables' fast-path switches.
  */
 final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final TmHandle tm;
     private final Connection hbase;
     private final TxnClient client;
+    private final FastPathClient fastPath;
+    private final FastPathSwitchCache switches;
+    private final boolean routing;
+
+    /** Client key: route eligible auto-commit statements onto the fast path (and begin transactions lazily). */
+    static final String ROUTING_KEY = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key();
 
     PhoenixTxnClient(Configuration conf) throws IOException {
         this.tm = TmLocator.locate(conf::get);
@@ -37,16 +45,40 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
             tm.close();
             throw e;
         }
+        this.fastPath = new FastPathClient(client);
+        this.routing = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.get(conf::get);
+        long ttl = conf.getLong(FastPathSwitchCache.TTL_KEY, FastPathSwitchCache.DEFAULT_TTL_MS);
+        if (ttl < 0) {
+            throw new IllegalArgumentException(FastPathSwitchCache.TTL_KEY + "=" + ttl + " must be >= 0");
+        }
+        this.switches = new FastPathSwitchCache(hbase, ttl, System::currentTimeMillis);
     }
 
     TxnClient txnClient() {
         return client;
     }
 
+    FastPathClient fastPath() {
+        return fastPath;
+    }
+
+    FastPathSwitchCache switches() {
+        return switches;
+    }
+
+    /** {@value #ROUTING_KEY}: false keeps every statement on the regular path, begun eagerly. */
+    boolean routing() {
+        return routing;
+    }
+
     @Override
     public void close() throws IOException {
         try {
-            client.close();
+            try {
+                fastPath.close();
+            } finally {
+                client.close();
+            }
         } finally {
             try {
                 hbase.close();

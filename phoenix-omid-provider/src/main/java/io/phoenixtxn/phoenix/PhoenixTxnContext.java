@@ -1,6 +1,10 @@
 package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.Transaction;
+import io.phoenixtxn.client.TransactionalTable;
+import io.phoenixtxn.client.fastpath.FastPathAbortedException;
+import io.phoenixtxn.client.fastpath.FastPathInDoubtException;
+import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
 import io.phoenixtxn.client.TxnAbortedException;
@@ -14,22 +18,28 @@ import io.phoenixtxn.snapshot.SnapshotCodec;
 import io.phoenixtxn.snapshot.VisibilityLevel;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.phoenix.exception.SQLExceptionCode;
 import org.apache.phoenix.exception.SQLExceptionInfo;
+import org.apache.phoenix.execute.MutationState;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.phoenix.schema.PTable;
 import org.apache.phoenix.transaction.PhoenixTransactionClient;
 import org.apache.phoenix.transaction.PhoenixTransactionContext;
 import org.apache.phoenix.transaction.TransactionFactory;
+import org.apache.phoenix.util.PhoenixRuntime;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -37,13 +47,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * connection, resolves the client through Phoenix's connection service on every call: a context never caches a TM.
  * Contexts without a connection (decoded on a region server, or sub-task children) read and write but cannot begin
  * or commit.
+ *
+ * <p>Lazy begin (design.md sec. 4.11, Phoenix mapping): on an auto-commit connection {@link #begin} only marks the
+ * context <em>deferred</em>; the TM round trip happens when a snapshot is really needed (a read, a pointer, a write
+ * that is not the fast-path candidate, a commit of a regular write set). Phoenix asks for the transaction id while it
+ * resolves table metadata (compile time, and again as it sends): with nothing buffered, or only one row the fast path
+ * may take, it gets a provisional id from the local clock ({@link #getTransactionId}); otherwise the transaction
+ * begins at the TM first, so every metadata read a regular write depends on follows its start, as with an eager
+ * begin. The one buffered row of a fast-path candidate is kept back at send ({@link #stashIfFastPath}) and committed
+ * by {@link #commit} as a bwc; a fast-path abort a regular transaction gets past is retried as one, which first
+ * re-reads the table's fast-path switch after its start (a CREATE INDEX whose fence lies below the start turned it
+ * off before that fence).
  */
 final class PhoenixTxnContext implements PhoenixTransactionContext {
     private static final Logger LOG = LoggerFactory.getLogger(PhoenixTxnContext.class);
 
     private final PhoenixConnection connection;
-    /** The connection whose service checks converted tables before reads and writes (sub-tasks: the parent's). */
-    private final PhoenixConnection conversionChecks;
     private volatile Transaction tx;
     /** Set by commitDDLFence: the next begin() starts the index population transaction at the fence. */
     private volatile long pendingFence = -1;
@@ -52,22 +71,46 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     private final Map<TableName, PTable> sentTables = new ConcurrentHashMap<>();
     /** Non-null while this context runs an index population. */
     private volatile IndexBuildProgress population;
+    /** Begun lazily: Phoenix called begin(), no TM transaction exists yet (tx is null). */
+    private volatile boolean deferred;
+    /** The id Phoenix is shown while deferred (metadata resolution only): the local clock in the TM's layout. */
+    private volatile long provisionalId;
+    /** Set once a mutation was stamped with the provisional id; stamps are replaced on regular writes. */
+    private volatile boolean provisionalStampsHandedOut;
+    /** The visibility level Phoenix set while deferred, applied when the transaction begins. */
+    private volatile VisibilityLevel pendingLevel;
+    /** The one row a deferred transaction wrote, kept back for a bwc at commit. */
+    private volatile FastPathRoute.StashedWrite stashed;
+
+    /**
+     * The connection whose metadata cache this context's reads resolved (sub-task children have no connection of
+     * their own but share their parent's), told when a read finds a table gone ({@link DroppedTableReads}).
+     */
+    private final PhoenixConnection metadataOwner;
 
     PhoenixTxnContext(PhoenixConnection connection, Transaction tx) {
         this(connection, tx, connection);
     }
 
-    private PhoenixTxnContext(PhoenixConnection connection, Transaction tx, PhoenixConnection conversionChecks) {
+    private PhoenixTxnContext(PhoenixConnection connection, Transaction tx, PhoenixConnection metadataOwner) {
         this.connection = connection;
         this.tx = tx;
-        this.conversionChecks = conversionChecks;
+        this.metadataOwner = metadataOwner;
+    }
+
+    PhoenixConnection metadataOwner() {
+        return metadataOwner;
     }
 
     private TxnClient client() throws SQLException {
-        return clientOf(connection);
+        return phoenixClient().txnClient();
     }
 
-    private static TxnClient clientOf(PhoenixConnection connection) throws SQLException {
+    private PhoenixTxnClient phoenixClient() throws SQLException {
+        return phoenixClientOf(connection);
+    }
+
+    private static PhoenixTxnClient phoenixClientOf(PhoenixConnection connection) throws SQLException {
         if (connection == null) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.NULL_TRANSACTION_CONTEXT).build().buildException();
         }
@@ -77,7 +120,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             ProviderSlot.verify();
             throw SqlErrors.failed("Phoenix returned transaction client " + client + " for the OMID slot", null);
         }
-        return ((PhoenixTxnClient) client).txnClient();
+        return (PhoenixTxnClient) client;
     }
 
     Transaction transaction() {
@@ -91,11 +134,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * context that checked).
      */
     void beforeUsing(TableName table) throws IOException {
-        if (conversionChecks == null) {
+        if (metadataOwner == null) {
             return;
         }
         try {
-            ConversionFence.ensure(clientOf(conversionChecks), table);
+            ConversionFence.ensure(phoenixClientOf(metadataOwner).txnClient(), table);
         } catch (SQLException e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -104,6 +147,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /** The running transaction, for table wrappers; their calls fail clearly when none is attached. */
     Transaction requireTransaction() throws IOException {
         Transaction current = tx;
+        if (current == null && deferred) {
+            current = beginNow();
+        }
         if (current == null) {
             throw new IOException("No transaction is attached to this Phoenix context; begin one first");
         }
@@ -123,27 +169,278 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         }
         sentTables.clear();
+        clearDeferred();
+        long inherited = ReplayGuard.takeInheritedConflictStart(connection);
+        PhoenixTxnClient client = phoenixClient();
+        if (inherited < 0 && client.routing() && isAutoCommit(connection)) {
+            // A replay (inherited >= 0) re-sends writes computed earlier: it begins at once, as before.
+            provisionalId = System.currentTimeMillis() * TIMESTAMPS_PER_MS;
+            deferred = true;
+            tx = null;
+            return;
+        }
+        tx = beginAtTm(client.txnClient(), inherited);
+    }
+
+    /** Our layout (and Phoenix's conversion, TransactionUtil.convertToMilliseconds): ms * 1e6 + offset. */
+    private static final long TIMESTAMPS_PER_MS = 1_000_000L;
+
+    private Transaction beginAtTm(TxnClient client, long inherited) throws SQLException {
         try {
-            long inherited = ReplayGuard.takeInheritedConflictStart(connection);
-            TxnClient client = client();
             Transaction begun = inherited >= 0 ? client.beginReplayOf(inherited) : client.begin();
+            FastPathRoutingStats.tmBegin();
             // Phoenix closes connections without rolling back: a closed connection's transaction is ended, not
             // renewed, so it does not hold the GC horizon back.
             PhoenixConnection owner = connection;
             client.ownedBy(begun, () -> !isClosed(owner));
-            tx = begun;
+            return begun;
         } catch (IOException | RuntimeException e) {
             // RuntimeException: e.g. this JVM serves its TM through HA and is between primaries right now.
             throw SqlErrors.failed("Could not begin a transaction: " + e.getMessage(), e);
         }
     }
 
+    /**
+     * Ends the deferral: begins at the TM, applies the level Phoenix set meanwhile, and writes a kept-back row (if
+     * any) as the new transaction's tentative write. Returns the running transaction.
+     */
+    private synchronized Transaction materialize() throws SQLException {
+        if (!deferred) {
+            return tx;
+        }
+        Transaction begun = beginAtTm(client(), -1);
+        VisibilityLevel level = pendingLevel;
+        if (level != null) {
+            begun.setVisibilityLevel(level);
+        }
+        FastPathRoute.StashedWrite kept = stashed;
+        tx = begun;
+        clearDeferred();
+        if (kept != null) {
+            writeRegular(begun, kept);
+        }
+        return begun;
+    }
+
+    /** {@link #materialize} for callers that throw IOException (table wrappers). */
+    private Transaction beginNow() throws IOException {
+        try {
+            return materialize();
+        } catch (SQLException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    /** {@link #materialize} for Phoenix's getters, which declare no exception. */
+    private Transaction beginOrFail() {
+        try {
+            return materialize();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private void clearDeferred() {
+        deferred = false;
+        stashed = null;
+        pendingLevel = null;
+    }
+
+    private void writeRegular(Transaction current, FastPathRoute.StashedWrite write) throws SQLException {
+        TxnClient client = client();
+        try (TransactionalTable table = client.wrap(client.connection().getTable(write.table()), write.mode())) {
+            restamp(write.mutation(), current);
+            if (write.mutation() instanceof Put) {
+                table.put(current, (Put) write.mutation());
+            } else {
+                table.delete(current, (Delete) write.mutation());
+            }
+        } catch (IOException e) {
+            throw SqlErrors.failed("Writing row of " + write.table() + " in transaction " + current.txId()
+                    + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Phoenix's stamp of the transaction on a mutation, if any, set to {@code current}'s (see encodeTransaction). */
+    void restamp(org.apache.hadoop.hbase.client.Mutation mutation, Transaction current) {
+        if (mutation.getAttribute(TX_STATE) != null) {
+            mutation.setAttribute(TX_STATE, encode(current.snapshot()));
+        }
+    }
+
+    /** Phoenix's mutation attribute for the encoded transaction (BaseScannerRegionObserverConstants.TX_STATE). */
+    private static final String TX_STATE = org.apache.phoenix.coprocessorclient.BaseScannerRegionObserverConstants
+            .TX_STATE;
+
+    private static boolean isAutoCommit(PhoenixConnection connection) {
+        try {
+            return connection != null && connection.getAutoCommit();
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Called by a table writer as Phoenix sends rows: keeps {@code write} back for a bwc at commit if this deferred
+     * transaction has nothing else and the table may take the fast path. False: write it as a regular transaction
+     * ({@link #transactionForWrite}).
+     */
+    synchronized boolean stashIfFastPath(PTable dataTable, TableName physical, org.apache.hadoop.hbase.client.Mutation
+            write, WriteMode mode) throws IOException {
+        if (!deferred || stashed != null || write == null || dataTable == null
+                || !physical.equals(FastPathRoute.physicalName(dataTable))) {
+            return false;
+        }
+        try {
+            if (!FastPathRoute.eligible(dataTable, phoenixClient().switches())) {
+                return false;
+            }
+        } catch (SQLException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        stashed = new FastPathRoute.StashedWrite(physical, write, mode);
+        return true;
+    }
+
+    /**
+     * The transaction a regular write runs in. A deferred transaction begins here only when Phoenix's send found the
+     * row it expected to route to the fast path no longer eligible (its metadata changed, or its rows were re-sent by
+     * Phoenix's commit retry): the metadata the rows were built from was read before this start, so it is read again
+     * now, and a table that gained an index meanwhile fails the write with a retryable 523.
+     */
+    Transaction transactionForWrite() throws IOException {
+        if (!deferred) {
+            return requireTransaction();
+        }
+        Transaction begun = beginNow();
+        for (PTable sent : sentTables.values()) {
+            checkIndexesUnchanged(sent);
+        }
+        return begun;
+    }
+
+    private void checkIndexesUnchanged(PTable sent) throws IOException {
+        PTable current;
+        try {
+            current = PhoenixRuntime.getTableNoCache(connection, sent.getName().getString());
+        } catch (SQLException e) {
+            throw new IOException("Could not re-read the metadata of " + sent.getName() + ": " + e.getMessage(), e);
+        }
+        Set<String> known = new HashSet<>();
+        for (PTable index : sent.getIndexes()) {
+            known.add(index.getName().getString());
+        }
+        for (PTable index : current.getIndexes()) {
+            if (!known.contains(index.getName().getString())) {
+                throw new IOException(FastPathAbortedException.SQL_PREFIX + "index " + index.getName().getString()
+                        + " was created on " + sent.getName().getString() + " while this statement was sent; its"
+                        + " rows do not maintain it: retry the statement");
+            }
+        }
+    }
+
     @Override
     public void commit() throws SQLException {
+        if (deferred) {
+            commitDeferred();
+            return;
+        }
         Transaction current = tx;
         if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
             return;
         }
+        commitAtTm(current);
+    }
+
+    /**
+     * Commit of a transaction that never began at the TM: nothing, or its one kept-back row as a bwc. A fast-path
+     * abort that a regular transaction gets past is retried as one here (the application sees one outcome); a FENCED
+     * refusal is SQL 523, so that Phoenix's commit retry refreshes the table's metadata (its new index) and re-sends;
+     * a write in doubt is reported as such, never retried.
+     */
+    private void commitDeferred() throws SQLException {
+        FastPathRoute.StashedWrite write = stashed;
+        if (write == null) {
+            clearDeferred();
+            FastPathRoutingStats.endWithoutTm();
+            return;
+        }
+        PhoenixTxnClient client = phoenixClient();
+        FastPathTable table;
+        try {
+            table = client.fastPath().table(write.table());
+        } catch (IOException | RuntimeException e) {
+            clearDeferred();
+            throw FastPathOutcomes.ofFailureBeforeSend(e, write.table());
+        }
+        try {
+            RoutingHooks.current().beforeFastPathWrite(write.table());
+            long version = write.mutation() instanceof Put ? table.bwc((Put) write.mutation())
+                    : table.bwc((Delete) write.mutation());
+            clearDeferred();
+            FastPathRoutingStats.fastPathWrite();
+            FastPathRoutingStats.endWithoutTm();
+            LOG.trace("Fast-path write to {} committed at {}", write.table(), version);
+            return;
+        } catch (FastPathAbortedException e) {
+            FastPathRoutingStats.aborted(e.reason());
+            SQLException refused = FastPathOutcomes.ofAbort(e, write.table());
+            if (refused != null) {
+                clearDeferred();
+                client.switches().refused(write.table());
+                throw refused;
+            }
+            LOG.debug("Fast-path write to {} aborted ({}); retrying it as a regular transaction", write.table(),
+                    e.reason());
+        } catch (FastPathInDoubtException e) {
+            clearDeferred();
+            throw FastPathOutcomes.ofInDoubt(e, write.table());
+        } catch (IOException | RuntimeException e) {
+            clearDeferred();
+            throw FastPathOutcomes.ofFailure(e, write.table());
+        } finally {
+            closeQuietly(table); // after the outcome is known: a failure to close changes nothing of it
+        }
+        RoutingHooks.current().beforeRegularRetry(write.table());
+        Transaction begun = materialize(); // the row, written tentatively at a fresh start
+        boolean stillFastPath;
+        try {
+            stillFastPath = client.switches().readNow(write.table());
+        } catch (IOException e) {
+            abortQuietly(begun);
+            throw SqlErrors.failed("Could not read the fast-path switch of " + write.table() + ": " + e.getMessage(),
+                    e);
+        }
+        if (!stillFastPath) {
+            // The switch was turned off before this start: an index fence may lie below it, and the row was built
+            // without that index's maintenance. Phoenix's retry refreshes the metadata and re-sends.
+            abortQuietly(begun);
+            client.switches().refused(write.table());
+            throw new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
+                    .setMessage("Transaction " + begun.txId() + " aborted: the fast path of " + write.table()
+                            + " was turned off (an index is being created); retry the statement").build()
+                    .buildException();
+        }
+        commitAtTm(begun);
+    }
+
+    private static void closeQuietly(FastPathTable table) {
+        try {
+            table.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("Closing {} failed", table, e);
+        }
+    }
+
+    private void abortQuietly(Transaction current) {
+        try {
+            client().abort(current);
+        } catch (IOException | SQLException e) {
+            LOG.warn("Rollback of {} left tentative cells behind; readers treat them as aborted", current, e);
+        }
+    }
+
+    private void commitAtTm(Transaction current) throws SQLException {
         Optional<String> skipped = IndexMaintenanceCheck.skippedIndex(sentTables, current.writeSet());
         if (skipped.isPresent()) {
             ReplayGuard.commitFailed(connection, current.conflictsSince());
@@ -172,6 +469,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void abort() throws SQLException {
+        if (deferred) {
+            clearDeferred(); // nothing was written: a kept-back row was never sent
+            FastPathRoutingStats.endWithoutTm();
+            return;
+        }
         Transaction current = tx;
         if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
             return;
@@ -200,6 +502,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void checkpoint(boolean hasUncommittedData) throws SQLException {
+        materialize();
         try {
             requireTransaction().checkpoint();
         } catch (CheckpointLimitException e) {
@@ -227,6 +530,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
                     .setMessage(e.getMessage()).build().buildException();
         }
         // Phoenix calls begin() right after this; that transaction populates the index at the fence.
+        clearDeferred();
+        phoenixClient().switches().refused(physical);
         tx = Transaction.readOnlyView(Snapshot.begin(fence));
         pendingFenceTable = physical.getNameAsString();
         pendingFence = fence;
@@ -241,7 +546,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      */
     @Override
     public void markDMLFence(PTable dataTable) {
-        if (dataTable != null && tx != null) {
+        if (dataTable != null && (tx != null || deferred)) {
             sentTables.put(TableName.valueOf(dataTable.getPhysicalName().getBytes()), dataTable);
         }
     }
@@ -273,7 +578,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         }
         Transaction child = ((PhoenixTxnContext) ctx).tx;
-        Transaction current = tx;
+        Transaction current = child != null && deferred ? beginOrFail() : tx;
         if (child != null && current != null && child != current) {
             current.join(child);
         }
@@ -281,32 +586,72 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public boolean isTransactionRunning() {
-        return tx != null;
+        return tx != null || deferred;
     }
 
     @Override
     public void reset() {
         tx = null;
+        clearDeferred();
         sentTables.clear();
     }
 
+    /**
+     * Phoenix reads the id (as milliseconds) to resolve table metadata (MetaDataClient.updateCache, at compile and
+     * again as it sends) and as DDL timestamps (TransactionUtil.getTableTimestamp). A deferred transaction shows the
+     * provisional id while nothing is buffered or only one fast-path candidate row; otherwise it begins first, so
+     * the metadata the send reads next follows its start.
+     */
     @Override
     public long getTransactionId() {
-        return running().txId();
+        if (deferred && mayStayDeferred()) {
+            return provisionalId;
+        }
+        if (!deferred && tx == null && provisionalId > 0) {
+            // A deferred transaction that ended without the TM (Phoenix logs the id after a failed commit).
+            return provisionalId;
+        }
+        return (deferred ? beginOrFail() : running()).txId();
+    }
+
+    private boolean mayStayDeferred() {
+        return connection.getMutationState().getNumRows() == 0 || holdsOnlyAFastPathCandidate();
+    }
+
+    /** The connection's buffered rows are exactly one row of a table the fast path may take. */
+    private boolean holdsOnlyAFastPathCandidate() {
+        MutationState state = connection.getMutationState();
+        if (state.getNumRows() != 1) {
+            return false;
+        }
+        try {
+            return FastPathRoute.eligible(BufferedWrites.singleTable(state), phoenixClient().switches());
+        } catch (IOException | SQLException | RuntimeException e) {
+            LOG.debug("Routing check failed; the transaction begins at the TM", e);
+            return false;
+        }
     }
 
     @Override
     public long getReadPointer() {
-        return running().readPointer();
+        return (deferred ? beginOrFail() : running()).readPointer();
     }
 
     @Override
     public long getWritePointer() {
-        return running().writePointer();
+        return (deferred ? beginOrFail() : running()).writePointer();
     }
 
     @Override
     public void setVisibilityLevel(PhoenixVisibilityLevel level) {
+        if (deferred) {
+            synchronized (this) {
+                if (deferred) {
+                    pendingLevel = levelOf(level); // a deferred transaction is never a replay
+                    return;
+                }
+            }
+        }
         Transaction current = running();
         if (connection != null) {
             // Only an application statement sets the level on the connection's own context (sendUncommitted);
@@ -332,18 +677,41 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public PhoenixVisibilityLevel getVisibilityLevel() {
+        if (deferred) {
+            VisibilityLevel level = pendingLevel;
+            return PhoenixVisibilityLevel.valueOf((level == null ? VisibilityLevel.SNAPSHOT : level).name());
+        }
         return PhoenixVisibilityLevel.valueOf(running().visibilityLevel().name());
     }
 
     @Override
     public byte[] encodeTransaction() throws SQLException {
-        Transaction current = tx;
-        if (current == null) {
-            throw SqlErrors.failed("No transaction to encode", null);
+        Snapshot snapshot;
+        if (deferred && holdsOnlyAFastPathCandidate()) {
+            // Phoenix stamps every transactional mutation with the encoded transaction as it sends it
+            // (IndexMetaDataCacheClient.setMetaDataOnMutations); a fast-path candidate's row is kept back, and if it
+            // is written regularly after all, the stamp is replaced by the real one (PhoenixTxnTable).
+            provisionalStampsHandedOut = true;
+            snapshot = Snapshot.begin(provisionalId);
+        } else {
+            Transaction current = deferred ? materialize() : tx; // a scan: its snapshot must come from the TM
+            if (current == null) {
+                throw SqlErrors.failed("No transaction to encode", null);
+            }
+            snapshot = current.snapshot();
         }
-        byte[] snapshot = SnapshotCodec.encode(current.snapshot());
-        byte[] encoded = Arrays.copyOf(snapshot, snapshot.length + 1);
-        encoded[snapshot.length] = getProvider().getCode();
+        return encode(snapshot);
+    }
+
+    /** True once this context stamped a mutation with its provisional id (see {@link #encodeTransaction}). */
+    boolean handedOutProvisionalStamps() {
+        return provisionalStampsHandedOut;
+    }
+
+    private byte[] encode(Snapshot snapshot) {
+        byte[] bytes = SnapshotCodec.encode(snapshot);
+        byte[] encoded = Arrays.copyOf(bytes, bytes.length + 1);
+        encoded[bytes.length] = getProvider().getCode();
         return encoded;
     }
 
@@ -355,10 +723,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public PhoenixTransactionContext newTransactionContext(PhoenixTransactionContext ctx, boolean subTask) {
         PhoenixTxnContext other = (PhoenixTxnContext) ctx;
-        Transaction otherTx = other.tx;
+        Transaction otherTx = other.deferred ? other.beginOrFail() : other.tx;
         if (subTask) {
             PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView(),
-                    other.conversionChecks);
+                    other.metadataOwner);
             child.population = other.population; // a client-side population's parallel scans count into it
             return child;
         }

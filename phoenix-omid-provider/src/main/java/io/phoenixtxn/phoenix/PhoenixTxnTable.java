@@ -27,11 +27,14 @@ import java.util.List;
 /**
  * The HBase {@link Table} Phoenix reads and writes a transactional table through. Every call uses the context's
  * current transaction. {@link WriteMode#COMMITTED_ON_WRITE}: index population, whose rows are committed as they land.
+ * A writer of a transaction begun lazily offers a single-row write to the context first
+ * ({@link PhoenixTxnContext#stashIfFastPath}), which keeps it back for a bwc at commit.
  */
 final class PhoenixTxnTable implements Table {
     private final PhoenixTxnContext context;
     private final TransactionalTable table;
     private final boolean commitOnWrite;
+    private final WriteMode mode;
     /** For writers: the data table as Phoenix resolved it (whose index this table may be) and its connection. */
     private final PhoenixConnection connection;
     private final PTable dataTable;
@@ -45,13 +48,21 @@ final class PhoenixTxnTable implements Table {
         this.context = context;
         this.table = TxnClient.wrapTable(htable, mode);
         this.commitOnWrite = mode == WriteMode.COMMITTED_ON_WRITE;
+        this.mode = mode;
         this.connection = connection;
         this.dataTable = dataTable;
     }
 
     /** A transactional write, unless it went to an index another client dropped ({@link DroppedIndexWrites}). */
-    private void write(TransactionalWrite write) throws IOException {
-        Transaction tx = tx();
+    private void write(List<? extends Row> rows, TransactionalWrite write) throws IOException {
+        Transaction tx = connection == null ? tx() : context.transactionForWrite();
+        if (context.handedOutProvisionalStamps()) {
+            for (Row row : rows) {
+                if (row instanceof org.apache.hadoop.hbase.client.Mutation) {
+                    context.restamp((org.apache.hadoop.hbase.client.Mutation) row, tx);
+                }
+            }
+        }
         try {
             context.beforeUsing(table.getName());
             write.run(tx);
@@ -67,6 +78,12 @@ final class PhoenixTxnTable implements Table {
     @FunctionalInterface
     private interface TransactionalWrite {
         void run(Transaction tx) throws IOException;
+    }
+
+    /** True if the context kept the single row of {@code actions} back for the fast path. */
+    private boolean keptForFastPath(List<?> actions) throws IOException {
+        return connection != null && !commitOnWrite
+                && context.stashIfFastPath(dataTable, table.getName(), FastPathRoute.singleRowWrite(actions), mode);
     }
 
     private Transaction tx() throws IOException {
@@ -99,7 +116,7 @@ final class PhoenixTxnTable implements Table {
             context.beforeUsing(table.getName());
             return table.get(tx(), get);
         } catch (IOException e) {
-            throw DroppedTableReads.translate(table.getName(), e);
+            throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
         }
     }
 
@@ -109,7 +126,7 @@ final class PhoenixTxnTable implements Table {
             context.beforeUsing(table.getName());
             return table.get(tx(), gets);
         } catch (IOException e) {
-            throw DroppedTableReads.translate(table.getName(), e);
+            throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
         }
     }
 
@@ -138,9 +155,10 @@ final class PhoenixTxnTable implements Table {
         ResultScanner scanner;
         try {
             context.beforeUsing(table.getName());
-            scanner = new DroppedTableScanner(table.getScanner(tx(), snapshotScan), table.getName());
+            scanner = new DroppedTableScanner(table.getScanner(tx(), snapshotScan), table.getName(),
+                    context.metadataOwner());
         } catch (IOException e) {
-            throw DroppedTableReads.translate(table.getName(), e);
+            throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
         }
         IndexBuildProgress population = context.population();
         return population == null ? scanner : new CountingScanner(scanner, population);
@@ -164,7 +182,10 @@ final class PhoenixTxnTable implements Table {
             populationWrote(1);
             return;
         }
-        write(tx -> table.put(tx, put));
+        if (keptForFastPath(List.of(put))) {
+            return;
+        }
+        write(List.of(put), tx -> table.put(tx, put));
     }
 
     @Override
@@ -179,17 +200,27 @@ final class PhoenixTxnTable implements Table {
             populationWrote(committed.size());
             return;
         }
-        write(tx -> table.put(tx, puts));
+        if (keptForFastPath(puts)) {
+            return;
+        }
+        write(puts, tx -> table.put(tx, puts));
     }
 
     @Override
     public void delete(Delete delete) throws IOException {
-        write(tx -> table.delete(tx, delete));
+        if (keptForFastPath(List.of(delete))) {
+            return;
+        }
+        write(List.of(delete), tx -> table.delete(tx, delete));
     }
 
     @Override
     public void delete(List<Delete> deletes) throws IOException {
-        write(tx -> table.delete(tx, new ArrayList<>(deletes)));
+        if (keptForFastPath(deletes)) {
+            deletes.clear(); // HBase's contract: the list keeps the deletes that failed
+            return;
+        }
+        write(deletes, tx -> table.delete(tx, new ArrayList<>(deletes)));
     }
 
     @Override
@@ -201,7 +232,11 @@ final class PhoenixTxnTable implements Table {
             fillEmpty(results);
             return;
         }
-        write(tx -> {
+        if (keptForFastPath(actions)) {
+            fillEmpty(results);
+            return;
+        }
+        write(actions, tx -> {
             table.batch(tx, actions, results);
         });
         fillMissing(results);

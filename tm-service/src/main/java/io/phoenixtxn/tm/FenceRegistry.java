@@ -54,6 +54,16 @@ final class FenceRegistry {
         return false;
     }
 
+    /** Table id to its newest fence timestamp, sorted by table id (operators' status). */
+    java.util.SortedMap<Long, Long> snapshot() {
+        Fences fences = current;
+        java.util.SortedMap<Long, Long> out = new java.util.TreeMap<>();
+        for (int i = 0; i < fences.tables.length; i++) {
+            out.put(fences.tables[i], fences.timestamps[i]);
+        }
+        return out;
+    }
+
     int size() {
         return current.tables.length;
     }

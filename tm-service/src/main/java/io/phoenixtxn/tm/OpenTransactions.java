@@ -195,6 +195,22 @@ final class OpenTransactions {
         return min;
     }
 
+    /**
+     * The {@code limit} oldest open transactions (and fences) whose lease has not run out, oldest first: for operators
+     * ({@code bin/phoenix-txn-admin transactions}). Reads each stripe under its lock, like {@link #horizon}; drops
+     * nothing.
+     */
+    long[] oldest(int limit) {
+        long now = nanoClock.getAsLong();
+        java.util.stream.LongStream.Builder all = java.util.stream.LongStream.builder();
+        for (Stripe stripe : stripes) {
+            synchronized (stripe) {
+                stripe.collectOpen(now, all);
+            }
+        }
+        return all.build().sorted().limit(Math.max(0, limit)).toArray();
+    }
+
     int size() {
         int n = 0;
         for (Stripe stripe : stripes) {
@@ -254,6 +270,14 @@ final class OpenTransactions {
             int slot = find(id);
             if (slot >= 0) {
                 deleteAt(slot);
+            }
+        }
+
+        void collectOpen(long now, java.util.function.LongConsumer out) {
+            for (int slot = 0; slot < ids.length; slot++) {
+                if (ids[slot] != EMPTY && expiries[slot] - now > 0) {
+                    out.accept(ids[slot]);
+                }
             }
         }
 

@@ -4,25 +4,29 @@ import java.util.function.Function;
 
 /**
  * TM settings, read from hbase-site.xml-style keys (any key lookup works: a Hadoop Configuration, Properties).
- * Every key is listed in the README's configuration table.
+ * Keys, defaults and bounds are declared in {@link TxnSettings}, which the README's configuration table is made from.
  */
 public final class TmConfig {
-    public static final String CONFLICT_ENTRIES = "phoenix.txn.tm.conflict.entries";
-    public static final String CONFLICT_ASSOCIATIVITY = "phoenix.txn.tm.conflict.associativity";
-    public static final String TIMESTAMP_RESERVATION_MS = "phoenix.txn.tm.timestamp.reservation.ms";
-    public static final String MAX_WRITE_SET = "phoenix.txn.tm.max.writeset.size";
-    public static final String DECISIONS_RETAINED = "phoenix.txn.tm.decisions.retained";
-    public static final String TRANSACTION_LEASE_MS = "phoenix.txn.tm.transaction.lease.ms";
-    public static final String COMMIT_POINT_HORIZON_LAG_MS = "phoenix.txn.tm.commit.point.horizon.lag.ms";
+    public static final String CONFLICT_ENTRIES = TxnSettings.TM_CONFLICT_ENTRIES.key();
+    public static final String CONFLICT_ASSOCIATIVITY = TxnSettings.TM_CONFLICT_ASSOCIATIVITY.key();
+    public static final String TIMESTAMP_RESERVATION_MS = TxnSettings.TM_TIMESTAMP_RESERVATION_MS.key();
+    public static final String MAX_WRITE_SET = TxnSettings.TM_MAX_WRITE_SET.key();
+    public static final String DECISIONS_RETAINED = TxnSettings.TM_DECISIONS_RETAINED.key();
+    public static final String TRANSACTION_LEASE_MS = TxnSettings.TRANSACTION_LEASE_MS.key();
+    public static final String COMMIT_POINT_HORIZON_LAG_MS = TxnSettings.COMMIT_POINT_HORIZON_LAG_MS.key();
 
-    public static final int DEFAULT_CONFLICT_ENTRIES = 1 << 22;
-    public static final int DEFAULT_CONFLICT_ASSOCIATIVITY = 16;
-    public static final long DEFAULT_TIMESTAMP_RESERVATION_MS = 10_000;
-    public static final long MAX_TIMESTAMP_RESERVATION_MS = 86_400_000L;
-    public static final int DEFAULT_MAX_WRITE_SET = 1 << 20;
-    public static final int DEFAULT_DECISIONS_RETAINED = 1 << 18;
-    public static final long DEFAULT_TRANSACTION_LEASE_MS = 60_000;
-    public static final long DEFAULT_COMMIT_POINT_HORIZON_LAG_MS = 120_000;
+    public static final int DEFAULT_CONFLICT_ENTRIES = TxnSettings.TM_CONFLICT_ENTRIES.defaultValue().intValue();
+    public static final int DEFAULT_CONFLICT_ASSOCIATIVITY =
+            TxnSettings.TM_CONFLICT_ASSOCIATIVITY.defaultValue().intValue();
+    public static final long DEFAULT_TIMESTAMP_RESERVATION_MS =
+            TxnSettings.TM_TIMESTAMP_RESERVATION_MS.defaultValue();
+    /** A reservation only needs to outlast a few lease periods; far larger ones would overflow the oracle. */
+    public static final long MAX_TIMESTAMP_RESERVATION_MS = TxnSettings.TM_TIMESTAMP_RESERVATION_MS.max();
+    public static final int DEFAULT_MAX_WRITE_SET = TxnSettings.TM_MAX_WRITE_SET.defaultValue().intValue();
+    public static final int DEFAULT_DECISIONS_RETAINED = TxnSettings.TM_DECISIONS_RETAINED.defaultValue().intValue();
+    public static final long DEFAULT_TRANSACTION_LEASE_MS = TxnSettings.TRANSACTION_LEASE_MS.defaultValue();
+    public static final long DEFAULT_COMMIT_POINT_HORIZON_LAG_MS =
+            TxnSettings.COMMIT_POINT_HORIZON_LAG_MS.defaultValue();
 
     private final int conflictEntries;
     private final int conflictAssociativity;
@@ -49,26 +53,17 @@ public final class TmConfig {
 
     /** Reads every key through {@code lookup} (null = default); bad values fail with the key's name. */
     public static TmConfig from(Function<String, String> lookup) {
-        int entries = (int) positive(lookup, CONFLICT_ENTRIES, DEFAULT_CONFLICT_ENTRIES);
-        int associativity = (int) positive(lookup, CONFLICT_ASSOCIATIVITY, DEFAULT_CONFLICT_ASSOCIATIVITY);
+        int entries = TxnSettings.TM_CONFLICT_ENTRIES.get(lookup).intValue();
+        int associativity = TxnSettings.TM_CONFLICT_ASSOCIATIVITY.get(lookup).intValue();
         if (associativity > entries) {
             throw new IllegalArgumentException(CONFLICT_ASSOCIATIVITY + "=" + associativity + " exceeds "
                     + CONFLICT_ENTRIES + "=" + entries + "; use fewer ways or more entries");
         }
-        long reservation = positive(lookup, TIMESTAMP_RESERVATION_MS, DEFAULT_TIMESTAMP_RESERVATION_MS);
-        if (reservation > MAX_TIMESTAMP_RESERVATION_MS) {
-            throw new IllegalArgumentException(TIMESTAMP_RESERVATION_MS + "=" + reservation + " exceeds one day ("
-                    + MAX_TIMESTAMP_RESERVATION_MS + " ms); a reservation only needs to outlast a few lease periods");
-        }
-        return new TmConfig(entries, associativity, reservation,
-                (int) positive(lookup, MAX_WRITE_SET, DEFAULT_MAX_WRITE_SET),
-                (int) positive(lookup, DECISIONS_RETAINED, DEFAULT_DECISIONS_RETAINED),
-                positive(lookup, TRANSACTION_LEASE_MS, DEFAULT_TRANSACTION_LEASE_MS),
-                positive(lookup, COMMIT_POINT_HORIZON_LAG_MS, DEFAULT_COMMIT_POINT_HORIZON_LAG_MS));
-    }
-
-    static long positive(Function<String, String> lookup, String key, long dflt) {
-        return ConfigValues.number(lookup, key, dflt, 1, key.endsWith(".ms") ? Long.MAX_VALUE : Integer.MAX_VALUE);
+        return new TmConfig(entries, associativity, TxnSettings.TM_TIMESTAMP_RESERVATION_MS.get(lookup),
+                TxnSettings.TM_MAX_WRITE_SET.get(lookup).intValue(),
+                TxnSettings.TM_DECISIONS_RETAINED.get(lookup).intValue(),
+                TxnSettings.TRANSACTION_LEASE_MS.get(lookup),
+                TxnSettings.COMMIT_POINT_HORIZON_LAG_MS.get(lookup));
     }
 
     public int conflictEntries() {

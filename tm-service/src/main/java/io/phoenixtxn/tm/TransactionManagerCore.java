@@ -410,6 +410,23 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
         return horizon;
     }
 
+    /**
+     * What this TM is doing, for operators ({@code bin/phoenix-txn-admin status} and {@code transactions}): a
+     * consistent-enough snapshot read without stopping any request; at most {@code maxListed} open transactions are
+     * listed, oldest first.
+     */
+    public TmStatus status(int maxListed) {
+        long gcHorizon;
+        try {
+            gcHorizon = horizon().gc();
+        } catch (TmException e) {
+            gcHorizon = Horizon.UNKNOWN.gc();
+        }
+        return new TmStatus(stoppedBecause, lease.isHeld(), oracle.epochBase(), oracle.last(), lowWaterMark.get(),
+                gcHorizon, open.size(), open.oldest(maxListed), fences.snapshot(), conflicts.capacity(),
+                System.currentTimeMillis());
+    }
+
     /** Transactions holding the GC horizon now (monitoring, tests). */
     public int openTransactions() {
         return open.size();

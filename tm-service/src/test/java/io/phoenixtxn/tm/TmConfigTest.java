@@ -45,8 +45,9 @@ class TmConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {TmConfig.CONFLICT_ENTRIES, TmConfig.CONFLICT_ASSOCIATIVITY,
-        TmConfig.TIMESTAMP_RESERVATION_MS, TmConfig.MAX_WRITE_SET, TmConfig.DECISIONS_RETAINED})
+    @ValueSource(strings = {"phoenix.txn.tm.conflict.entries", "phoenix.txn.tm.conflict.associativity",
+        "phoenix.txn.tm.timestamp.reservation.ms", "phoenix.txn.tm.max.writeset.size",
+        "phoenix.txn.tm.decisions.retained"})
     void badValuesNameTheKey(String key) {
         for (String bad : new String[] {"0", "-1", "ten", "1.5", "0x10", "99999999999999999999"}) {
             Map<String, String> m = new HashMap<>();
@@ -60,8 +61,8 @@ class TmConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {TmConfig.CONFLICT_ENTRIES, TmConfig.CONFLICT_ASSOCIATIVITY, TmConfig.MAX_WRITE_SET,
-        TmConfig.DECISIONS_RETAINED})
+    @ValueSource(strings = {"phoenix.txn.tm.conflict.entries", "phoenix.txn.tm.conflict.associativity",
+        "phoenix.txn.tm.max.writeset.size", "phoenix.txn.tm.decisions.retained"})
     void countsMustFitAnInt(String key) {
         Map<String, String> m = new HashMap<>();
         m.put(key, "2147483648");

@@ -36,7 +36,7 @@ import java.util.stream.StreamSupport;
  * through {@link CommitTable}.
  */
 public final class HBaseCommitTable implements CommitTable {
-    public static final String DEFAULT_NAME = "OMID_COMMIT_TABLE";
+    public static final String DEFAULT_NAME = io.phoenixtxn.tm.TxnSettings.COMMIT_TABLE.defaultValue();
     public static final byte[] FAMILY = bytes("F");
     public static final byte[] LOW_WATERMARK_FAMILY = bytes("LWF");
     public static final byte[] COMMIT_QUALIFIER = bytes("C");

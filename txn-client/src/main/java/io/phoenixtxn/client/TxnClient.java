@@ -67,7 +67,8 @@ public final class TxnClient implements Closeable {
             return t;
         });
         housekeeping.scheduleWithFixedDelay(quietly("telling the TM which transactions ended",
-                openTransactions::flushFinished), FINISHED_FLUSH_MS, FINISHED_FLUSH_MS, TimeUnit.MILLISECONDS);
+                openTransactions::flushFinished), config.finishedFlushMs(), config.finishedFlushMs(),
+                TimeUnit.MILLISECONDS);
         long keepAlive = Math.max(1, config.keepAliveIntervalMs() / 2);
         housekeeping.scheduleWithFixedDelay(quietly("renewing open transactions", openTransactions::keepAlive),
                 keepAlive, keepAlive, TimeUnit.MILLISECONDS);
@@ -75,9 +76,6 @@ public final class TxnClient implements Closeable {
             scheduleCleaner(config.cleanerIntervalMs());
         }
     }
-
-    /** Ended transactions are told to the TM in batches this often: they hold the GC horizon that much longer. */
-    private static final long FINISHED_FLUSH_MS = 100;
 
     private static Runnable quietly(String what, Runnable task) {
         return () -> {

@@ -1,37 +1,40 @@
 package io.phoenixtxn.client;
 
-import io.phoenixtxn.tm.ConfigValues;
+import io.phoenixtxn.tm.TxnSettings;
 
 import java.util.function.Function;
 
-/** Client and region-server settings of the data plane, read from hbase-site.xml-style keys. */
+/**
+ * Client and region-server settings of the data plane, read from hbase-site.xml-style keys declared (with defaults
+ * and bounds) in {@link TxnSettings}.
+ */
 public final class TxnClientConfig {
-    public static final String COMMIT_TABLE = "phoenix.txn.commit.table";
+    public static final String COMMIT_TABLE = TxnSettings.COMMIT_TABLE.key();
     /** Apache Omid's key for the same table; honoured so an Omid-configured cluster keeps its table. */
     public static final String OMID_COMMIT_TABLE = "omid.committable.tablename";
-    public static final String COMMIT_TABLE_REGIONS = "phoenix.txn.commit.table.regions";
-    public static final String POST_COMMIT_MODE = "phoenix.txn.postcommit.mode";
-    public static final String PENDING_WAIT_MS = "phoenix.txn.reader.pending.wait.ms";
-    public static final String CLEANER_INTERVAL_MS = "phoenix.txn.cleaner.interval.ms";
-    public static final String KEEP_ALIVE_INTERVAL_MS = "phoenix.txn.keepalive.interval.ms";
-    public static final String COMMIT_POINT_TIMEOUT_MS = "phoenix.txn.commit.point.timeout.ms";
+    public static final String COMMIT_TABLE_REGIONS = TxnSettings.COMMIT_TABLE_REGIONS.key();
+    public static final String POST_COMMIT_MODE = TxnSettings.POST_COMMIT_MODE.key();
+    public static final String PENDING_WAIT_MS = TxnSettings.READER_PENDING_WAIT_MS.key();
+    public static final String CLEANER_INTERVAL_MS = TxnSettings.CLEANER_INTERVAL_MS.key();
+    public static final String KEEP_ALIVE_INTERVAL_MS = TxnSettings.KEEP_ALIVE_INTERVAL_MS.key();
+    public static final String COMMIT_POINT_TIMEOUT_MS = TxnSettings.COMMIT_POINT_TIMEOUT_MS.key();
     /** The TM's key, read by clients too: a transaction not renewed within it is expired on both sides. */
-    public static final String TRANSACTION_LEASE_MS = "phoenix.txn.tm.transaction.lease.ms";
+    public static final String TRANSACTION_LEASE_MS = TxnSettings.TRANSACTION_LEASE_MS.key();
 
     /** How commit cells get written after the commit point. */
     public enum PostCommitMode { ASYNC, SYNC }
 
-    /** Defaults, named once. */
-    public static final long DEFAULT_PENDING_WAIT_MS = 50;
-    public static final long DEFAULT_CLEANER_INTERVAL_MS = 60_000;
-    public static final long DEFAULT_KEEP_ALIVE_INTERVAL_MS = 20_000;
-    public static final long DEFAULT_COMMIT_POINT_TIMEOUT_MS = 30_000;
-    public static final long DEFAULT_TRANSACTION_LEASE_MS = 60_000;
+    /** Defaults, declared with their keys in {@link TxnSettings}. */
+    public static final long DEFAULT_PENDING_WAIT_MS = TxnSettings.READER_PENDING_WAIT_MS.defaultValue();
+    public static final long DEFAULT_CLEANER_INTERVAL_MS = TxnSettings.CLEANER_INTERVAL_MS.defaultValue();
+    public static final long DEFAULT_KEEP_ALIVE_INTERVAL_MS = TxnSettings.KEEP_ALIVE_INTERVAL_MS.defaultValue();
+    public static final long DEFAULT_COMMIT_POINT_TIMEOUT_MS = TxnSettings.COMMIT_POINT_TIMEOUT_MS.defaultValue();
+    public static final long DEFAULT_TRANSACTION_LEASE_MS = TxnSettings.TRANSACTION_LEASE_MS.defaultValue();
 
     /** Every setting, validated where it is read ({@link #from}). */
     private record Values(String commitTable, int commitTableRegions, PostCommitMode postCommitMode, long pendingWaitMs,
                           long cleanerIntervalMs, long keepAliveIntervalMs, long commitPointTimeoutMs,
-                          long transactionLeaseMs) {
+                          long transactionLeaseMs, long finishedFlushMs) {
     }
 
     private final Values v;
@@ -46,20 +49,16 @@ public final class TxnClientConfig {
 
     public static TxnClientConfig from(Function<String, String> lookup) {
         String table = commitTableOf(lookup);
-        String mode = firstNonBlank(lookup.apply(POST_COMMIT_MODE), "async");
-        PostCommitMode postCommit;
-        try {
-            postCommit = PostCommitMode.valueOf(mode.trim().toUpperCase(java.util.Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(POST_COMMIT_MODE + "='" + mode + "' is not one of async, sync", e);
-        }
-        return new TxnClientConfig(new Values(table, (int) nonNegative(lookup, COMMIT_TABLE_REGIONS, 1), postCommit,
-                nonNegative(lookup, PENDING_WAIT_MS, DEFAULT_PENDING_WAIT_MS),
-                nonNegative(lookup, CLEANER_INTERVAL_MS, DEFAULT_CLEANER_INTERVAL_MS),
-                ConfigValues.number(lookup, KEEP_ALIVE_INTERVAL_MS, DEFAULT_KEEP_ALIVE_INTERVAL_MS, 1, Long.MAX_VALUE),
-                ConfigValues.number(lookup, COMMIT_POINT_TIMEOUT_MS, DEFAULT_COMMIT_POINT_TIMEOUT_MS, 1,
-                        Integer.MAX_VALUE),
-                ConfigValues.number(lookup, TRANSACTION_LEASE_MS, DEFAULT_TRANSACTION_LEASE_MS, 1, Long.MAX_VALUE)));
+        PostCommitMode postCommit = PostCommitMode.valueOf(
+                TxnSettings.POST_COMMIT_MODE.get(lookup).toUpperCase(java.util.Locale.ROOT));
+        return new TxnClientConfig(new Values(table, TxnSettings.COMMIT_TABLE_REGIONS.get(lookup).intValue(),
+                postCommit,
+                TxnSettings.READER_PENDING_WAIT_MS.get(lookup),
+                TxnSettings.CLEANER_INTERVAL_MS.get(lookup),
+                TxnSettings.KEEP_ALIVE_INTERVAL_MS.get(lookup),
+                TxnSettings.COMMIT_POINT_TIMEOUT_MS.get(lookup),
+                TxnSettings.TRANSACTION_LEASE_MS.get(lookup),
+                TxnSettings.FINISHED_FLUSH_MS.get(lookup)));
     }
 
     /**
@@ -73,35 +72,49 @@ public final class TxnClientConfig {
     public TxnClientConfig withPostCommitMode(PostCommitMode mode) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), mode, v.pendingWaitMs(),
                 v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withPendingWaitMs(long waitMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(), waitMs,
                 v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withCleanerIntervalMs(long intervalMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
                 v.pendingWaitMs(), intervalMs, v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withKeepAliveIntervalMs(long intervalMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
-                v.pendingWaitMs(), v.cleanerIntervalMs(), intervalMs, v.commitPointTimeoutMs(), v.transactionLeaseMs()));
+                v.pendingWaitMs(), v.cleanerIntervalMs(), intervalMs, v.commitPointTimeoutMs(), v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withCommitPointTimeoutMs(long timeoutMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
                 v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), timeoutMs,
-                v.transactionLeaseMs()));
+                v.transactionLeaseMs(), v.finishedFlushMs()));
     }
 
     public TxnClientConfig withTransactionLeaseMs(long leaseMs) {
         return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
-                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(), leaseMs));
+                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(), leaseMs, v.finishedFlushMs()));
+    }
+
+    public TxnClientConfig withFinishedFlushMs(long flushMs) {
+        return new TxnClientConfig(new Values(v.commitTable(), v.commitTableRegions(), v.postCommitMode(),
+                v.pendingWaitMs(), v.cleanerIntervalMs(), v.keepAliveIntervalMs(), v.commitPointTimeoutMs(),
+                v.transactionLeaseMs(), flushMs));
+    }
+
+    /**
+     * How often ended transactions are told to the TM in one batch: until then they hold the GC horizon, so this
+     * bounds how much recent history a compaction keeps beyond what live readers need (update rate x interval).
+     */
+    public long finishedFlushMs() {
+        return v.finishedFlushMs();
     }
 
     public String commitTable() {
@@ -145,10 +158,6 @@ public final class TxnClientConfig {
      */
     public long commitPointTimeoutMs() {
         return v.commitPointTimeoutMs();
-    }
-
-    private static long nonNegative(Function<String, String> lookup, String key, long dflt) {
-        return ConfigValues.number(lookup, key, dflt, 0, Long.MAX_VALUE);
     }
 
     private static String firstNonBlank(String... values) {

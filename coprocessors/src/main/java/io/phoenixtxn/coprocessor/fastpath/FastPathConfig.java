@@ -1,11 +1,11 @@
 package io.phoenixtxn.coprocessor.fastpath;
 
-import io.phoenixtxn.tm.ConfigValues;
+import io.phoenixtxn.tm.TxnSettings;
 
 import java.util.function.Function;
 
 /**
- * Region-server settings of the fast path (hbase-site.xml keys).
+ * Region-server settings of the fast path (hbase-site.xml keys, declared in {@link TxnSettings}).
  *
  * @param bootstrapWaitMs how long the first fast-path write to a region opened on this server waits for the fresh TM
  *                        timestamp its version clock needs; past it the write aborts (SLOT_UNAVAILABLE) and its client
@@ -17,17 +17,17 @@ import java.util.function.Function;
  *                        left for a fresh one, waited for before the row is locked (up to the bootstrap wait)
  */
 public record FastPathConfig(long bootstrapWaitMs, long readWaitMs, long slotMaxAgeMs) {
-    public static final String BOOTSTRAP_WAIT_MS = "phoenix.txn.fastpath.bootstrap.wait.ms";
-    public static final String READ_WAIT_MS = "phoenix.txn.fastpath.read.wait.ms";
-    public static final long DEFAULT_BOOTSTRAP_WAIT_MS = 1_000;
-    public static final long DEFAULT_READ_WAIT_MS = 30_000;
-    public static final String SLOT_MAX_AGE_MS = "phoenix.txn.fastpath.slot.max.age.ms";
-    public static final long DEFAULT_SLOT_MAX_AGE_MS = 1_000;
+    public static final String BOOTSTRAP_WAIT_MS = TxnSettings.FASTPATH_BOOTSTRAP_WAIT_MS.key();
+    public static final String READ_WAIT_MS = TxnSettings.FASTPATH_READ_WAIT_MS.key();
+    public static final long DEFAULT_BOOTSTRAP_WAIT_MS = TxnSettings.FASTPATH_BOOTSTRAP_WAIT_MS.defaultValue();
+    public static final long DEFAULT_READ_WAIT_MS = TxnSettings.FASTPATH_READ_WAIT_MS.defaultValue();
+    public static final String SLOT_MAX_AGE_MS = TxnSettings.FASTPATH_SLOT_MAX_AGE_MS.key();
+    public static final long DEFAULT_SLOT_MAX_AGE_MS = TxnSettings.FASTPATH_SLOT_MAX_AGE_MS.defaultValue();
 
     public static FastPathConfig from(Function<String, String> settings) {
         return new FastPathConfig(
-                ConfigValues.number(settings, BOOTSTRAP_WAIT_MS, DEFAULT_BOOTSTRAP_WAIT_MS, 0, 60_000),
-                ConfigValues.number(settings, READ_WAIT_MS, DEFAULT_READ_WAIT_MS, 1, 600_000),
-                ConfigValues.number(settings, SLOT_MAX_AGE_MS, DEFAULT_SLOT_MAX_AGE_MS, 10, 3_600_000));
+                TxnSettings.FASTPATH_BOOTSTRAP_WAIT_MS.get(settings),
+                TxnSettings.FASTPATH_READ_WAIT_MS.get(settings),
+                TxnSettings.FASTPATH_SLOT_MAX_AGE_MS.get(settings));
     }
 }

@@ -1,6 +1,5 @@
 package io.phoenixtxn.coprocessor.fastpath;
 
-import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.fastpath.FastPathWire;
 import io.phoenixtxn.coprocessor.GcHorizon;
@@ -8,10 +7,12 @@ import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManager;
 import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.client.Get;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.OperationWithAttributes;
+import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
@@ -33,7 +34,8 @@ import java.util.function.Supplier;
  *       when their row holds a fast-path commit newer than their transaction's start ({@link #beforeBatch}; Alg. 4
  *       prePut, {@link TentativeWriteCheck});</li>
  *   <li>fast-path reads ({@link #serveRead}) and writes ({@link #beforeWrite} admits them before HBase locks the
- *       row, {@link #write}, {@link #answer}; Alg. 4 putVersion, {@link FastPathWriter}).</li>
+ *       row, {@link #beforeBatch} writes them with the row locked, {@link #answer}; Alg. 4 putVersion,
+ *       {@link FastPathWriter}).</li>
  * </ul>
  * A region opened here bootstraps its clock from the TM in the background ({@link #regionOpened}).
  */
@@ -58,7 +60,7 @@ public final class FastPathRegion {
                 config.slotMaxAgeMs());
         this.bootstrap = new RegionBootstrap(clock, timestamps);
         this.inFlight = new InFlightWrites(config.readWaitMs());
-        this.rows = new RowReader(env.getRegion(), commitTable);
+        this.rows = new RowReader(env.getRegion(), commitTable, GcHorizon::current);
         this.tentativeWrites = new TentativeWriteCheck(env.getRegion(), rows, bootstrap, clock);
         this.writer = new FastPathWriter(env.getRegion(), rows, bootstrap, clock, inFlight, tentativeWrites,
                 config.bootstrapWaitMs(), () -> GcHorizon.current().gc());
@@ -111,26 +113,55 @@ public final class FastPathRegion {
         return true;
     }
 
-    /** preBatchMutate: post-commit bumps and the check of tentative writes against fast-path commits. */
+    /**
+     * preBatchMutate, the rows locked: fast-path writes (their carriers' cells join the batch here, one WAL edit),
+     * post-commit bumps, and the check of tentative writes against fast-path commits.
+     */
     public void beforeBatch(MiniBatchOperationInProgress<Mutation> batch) throws IOException {
+        for (int i = 0; i < batch.size(); i++) {
+            if (batch.getOperation(i) instanceof Increment carrier && FastPathWire.requestOf(carrier) != null
+                    && batch.getOperationStatus(i).getOperationStatusCode()
+                    == HConstants.OperationStatusCode.NOT_RUN) {
+                write(batch, i, carrier);
+            }
+        }
         tentativeWrites.check(batch);
     }
 
-    /** preIncrement (no lock held yet): admits a carrier, or refuses it; other increments pass. May wait. */
+    /**
+     * preIncrement (no lock held yet): admits a carrier, or refuses it; other increments pass. May wait. An admitted
+     * carrier loses its placeholder column: HBase then reads nothing for it under the row lock (an increment reads the
+     * current values of its columns), and the write's cells join the batch in {@link #beforeBatch}.
+     */
     public void beforeWrite(Increment increment) throws IOException {
         if (FastPathWire.requestOf(increment) != null) {
             verifier.verify(increment, "fast-path write");
             writer.admit(increment);
+            increment.getFamilyCellMap().clear();
         }
     }
 
-    /** postIncrementBeforeWAL: a fast-path write replaces the cells of its carrier; other increments pass. */
-    public List<Pair<Cell, Cell>> write(Mutation mutation, List<Pair<Cell, Cell>> cells) throws IOException {
-        if (!(mutation instanceof Increment carrier) || FastPathWire.requestOf(carrier) == null) {
-            return cells;
+    private void write(MiniBatchOperationInProgress<Mutation> batch, int index, Increment carrier)
+            throws IOException {
+        if (!writer.admitted(carrier)) { // verified in preIncrement when admitted there
+            verifier.verify(carrier, "fast-path write");
         }
-        verifier.verify(carrier, "fast-path write");
-        return writer.write(carrier);
+        List<Cell> cells = writer.write(carrier);
+        if (!cells.isEmpty()) {
+            Put written = new Put(carrier.getRow());
+            for (Cell cell : cells) {
+                written.add(cell);
+            }
+            batch.addOperationsFromCP(index, new Mutation[] {written}); // same row (its lock held), same WAL edit
+        }
+    }
+
+    /**
+     * postIncrementBeforeWAL: cells pass unchanged. A carrier has no column left when HBase gets here (preIncrement
+     * removed it), so this hook never sees one; the write happens in {@link #beforeBatch}.
+     */
+    public List<Pair<Cell, Cell>> write(Mutation mutation, List<Pair<Cell, Cell>> cells) {
+        return cells;
     }
 
     /** postIncrement: the answer of a fast-path write; other increments keep theirs. */
@@ -146,10 +177,5 @@ public final class FastPathRegion {
     /** The clock of this region's server (tests, monitoring). */
     public LocalVersionClock clock() {
         return clock;
-    }
-
-    static boolean namesCommitTable(OperationWithAttributes op) {
-        return op.getAttribute(SnapshotAttributes.COMMIT_TABLE) != null
-                || op.getAttribute(SnapshotAttributes.CONFLICTS_SINCE) != null;
     }
 }

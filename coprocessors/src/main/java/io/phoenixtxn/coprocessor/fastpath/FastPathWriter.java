@@ -12,9 +12,9 @@ import org.apache.hadoop.hbase.CellComparator;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.regionserver.Region;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hadoop.hbase.util.Pair;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -24,9 +24,9 @@ import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
- * putVersion (VLDB'18 Alg. 4 lines 11-18; Lorra draft validateAndMutate and brwc), run in postIncrementBeforeWAL with
- * the row locked exclusively by its carrier increment, so that reading the row, numbering the write and writing it are
- * one atomic step:
+ * putVersion (VLDB'18 Alg. 4 lines 11-18; Lorra draft validateAndMutate and brwc), run in preBatchMutate with the
+ * row locked exclusively by its carrier increment (whose placeholder column preIncrement removed, so HBase reads nothing
+ * for it), so that reading the row, numbering the write and writing it are one atomic step:
  * <ol>
  *   <li>refused when the table does not have the fast path enabled ({@link FastPathSwitch}), or the region has no bootstrapped
  *       clock (no TM answered);</li>
@@ -34,7 +34,7 @@ import java.util.function.LongSupplier;
  *   <li>brwc: the function computes the new values from the row's latest committed ones (it may write nothing);</li>
  *   <li>the clock is bumped to the row's newest commit timestamp and to the GC horizon (below it compaction may have
  *       removed every trace of a commit) and draws the version v: data cells and their commit
- *       cells, all at v, replace the increment's cells (one WAL edit, one MVCC write);</li>
+ *       cells, all at v, join the carrier's batch (one WAL edit, one MVCC write);</li>
  *   <li>the write is registered in flight from before the draw until it is readable ({@link InFlightWrites}).</li>
  * </ol>
  * The answer (the written cells, or the current ones, and the outcome) is kept for postIncrement on the handler's thread;
@@ -42,6 +42,10 @@ import java.util.function.LongSupplier;
  */
 final class FastPathWriter {
     private record Pending(Increment carrier, InFlightWrites.Entry entry, Result answer) {
+    }
+
+    /** A carrier admitted in preIncrement, with its request decoded there (not again under the row lock). */
+    private record Admitted(Increment carrier, FastPathRequest request) {
     }
 
     private final Region region;
@@ -53,6 +57,9 @@ final class FastPathWriter {
     private final long bootstrapWaitMs;
     private final LongSupplier gcHorizon;
     private final ThreadLocal<Pending> pending = new ThreadLocal<>();
+    private final ThreadLocal<Admitted> admitted = new ThreadLocal<>();
+    /** The descriptor last found to have the fast path on (a region's descriptor changes only by a reopen). */
+    private volatile TableDescriptor enabledDescriptor;
 
     /** @param gcHorizon the region server's GC horizon (a timestamp inside a slot the TM issued); -1 while unknown */
     FastPathWriter(Region region, RowReader rows, RegionBootstrap bootstrap, LocalVersionClock clock,
@@ -74,6 +81,8 @@ final class FastPathWriter {
      * holds back no other writer of the row or region.
      */
     void admit(Increment carrier) throws IOException {
+        admitted.remove();
+        FastPathRequest request = FastPathRequest.decode(FastPathWire.requestOf(carrier));
         checkSwitch();
         if (!bootstrap.await(bootstrapWaitMs)) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.SLOT_UNAVAILABLE, "region "
@@ -82,32 +91,42 @@ final class FastPathWriter {
                     + FastPathConfig.BOOTSTRAP_WAIT_MS + "=" + bootstrapWaitMs + " ms); retry as a regular transaction");
         }
         clock.freshen(bootstrapWaitMs); // a slot that aged past its maximum age is left for a fresh one here
+        admitted.set(new Admitted(carrier, request));
     }
 
-    /** The cells that replace the carrier's: the write's data and commit cells, or none. Never waits. */
-    List<Pair<Cell, Cell>> write(Increment carrier) throws IOException {
+    /** Whether this handler admitted {@code carrier} in preIncrement (its commit table was verified there). */
+    boolean admitted(Increment carrier) {
+        Admitted a = admitted.get();
+        return a != null && a.carrier() == carrier;
+    }
+
+    /** The cells the carrier writes: the write's data and commit cells, or none. Never waits. */
+    List<Cell> write(Increment carrier) throws IOException {
+        Admitted a = admitted.get();
+        admitted.remove();
         finished();
         byte[] row = carrier.getRow();
-        FastPathRequest request = FastPathRequest.decode(FastPathWire.requestOf(carrier));
+        FastPathRequest request = a != null && a.carrier() == carrier ? a.request()
+                : FastPathRequest.decode(FastPathWire.requestOf(carrier));
         checkSwitch();
         if (!bootstrap.await(0)) { // admitted in preIncrement, which waited for it
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.SLOT_UNAVAILABLE, "region "
                     + region.getRegionInfo().getEncodedName() + " of " + table() + " has no fresh TM timestamp for"
                     + " its version clock yet; retry as a regular transaction");
         }
-        RowState state = rows.read(row);
+        RowState state = rows.readForWrite(row);
         if (!state.pendingWriters().isEmpty()) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.TENTATIVE_VERSION, "row "
                     + Bytes.toStringBinary(row) + " of " + table() + " has versions of transactions "
                     + state.pendingWriters() + " that may still commit; retry as a regular transaction");
         }
-        if (state.version() > request.bound()) {
+        if (request.mode() == FastPathRequest.Mode.CONDITIONAL && state.version() > request.bound()) {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.NEWER_COMMIT, "row "
                     + Bytes.toStringBinary(row) + " of " + table() + " has a version committed at "
                     + state.version() + ", after the version " + request.bound() + " it was read at; read it again");
         }
-        List<ColumnValue> columns = request.function() == null ? request.columns()
-                : request.function().apply(state::committedValue);
+        List<ColumnValue> columns = request.mode() == FastPathRequest.Mode.FUNCTION
+                ? request.function().apply(state::committedValue) : request.columns();
         if (columns == null) {
             pending.set(new Pending(carrier, null, answer(row, state.visibleCells(familyOf(request)), false,
                     state.version())));
@@ -130,14 +149,14 @@ final class FastPathWriter {
             entry.drawn(version);
             tentativeWrites.wrote(version);
             FastPathHooks.current().afterVersionDrawn(row, version);
-            List<Pair<Cell, Cell>> cells = new ArrayList<>(2 * columns.size());
+            List<Cell> cells = new ArrayList<>(2 * columns.size());
             List<Cell> written = new ArrayList<>(columns.size());
             byte[] commitValue = OnDiskLayout.encodeCommitTimestamp(version);
             for (ColumnValue column : columns) {
                 KeyValue data = new KeyValue(row, column.family(), column.qualifier(), version, column.value());
-                cells.add(new Pair<>(null, data));
-                cells.add(new Pair<>(null, new KeyValue(row, column.family(),
-                        OnDiskLayout.commitQualifier(column.qualifier()), version, commitValue)));
+                cells.add(data);
+                cells.add(new KeyValue(row, column.family(), OnDiskLayout.commitQualifier(column.qualifier()),
+                        version, commitValue));
                 written.add(data);
             }
             written.sort(CellComparator.getInstance());
@@ -150,8 +169,9 @@ final class FastPathWriter {
     }
 
     /**
-     * The answer of a carrier: what {@link #write} kept for it. HBase runs postIncrement but not
-     * postIncrementBeforeWAL for a carrier it recognised as resent (its nonce was seen): the first attempt's answer is
+     * The answer of a carrier: what {@link #write} kept for it. HBase runs postIncrement but marks a carrier it
+     * recognised as resent (its nonce was seen) done before preBatchMutate, which leaves it unwritten: the first
+     * attempt's answer is
      * not here, and whether it applied is unknown (a brwc may have been refused, a bwc's version is its own), so the
      * answer is in doubt, never "applied".
      */
@@ -177,7 +197,13 @@ final class FastPathWriter {
     }
 
     private void checkSwitch() throws FastPathAbortedException {
-        if (!FastPathSwitch.isEnabled(region.getTableDescriptor())) {
+        TableDescriptor descriptor = region.getTableDescriptor();
+        if (descriptor == enabledDescriptor) {
+            return;
+        }
+        if (FastPathSwitch.isEnabled(descriptor)) {
+            enabledDescriptor = descriptor;
+        } else {
             throw FastPathAbortedException.of(FastPathAbortedException.Reason.FENCED, "table " + table()
                     + " does not have the fast path enabled (it is opt-in: descriptor attribute "
                     + FastPathSwitch.ATTRIBUTE + "=true, set by FastPathSwitch.enable on a table without indexes;"

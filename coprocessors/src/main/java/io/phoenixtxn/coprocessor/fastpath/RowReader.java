@@ -5,6 +5,7 @@ import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.coprocessor.FamilyTtl;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.snapshot.Visibility;
+import io.phoenixtxn.tm.Horizon;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.KeyValueUtil;
 import org.apache.hadoop.hbase.client.Get;
@@ -16,30 +17,45 @@ import org.apache.hadoop.hbase.regionserver.RegionScanner;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * Reads one row of the local region as the fast path sees it ({@link RowState}): a region-internal scan (no observer
  * runs) bounded by {@link NewestCommittedFilter}, then a whole read of any column it could not decide. A version
- * without a commit cell is decided through the commit table, then, if the table has no entry, by its commit cell read
- * again: a writer deletes its entry only after its commit cells are durable, so a commit the scan missed is found by
- * the second look (the order of CommitResolver). Without either the writer may still commit: pending. No TM question,
- * no waiting, no force-abort: the fast path never holds back a regular transaction (VLDB'18 sec. 4.2). Values whose
- * commit expired by the family's TTL ({@link FamilyTtl}) at the present are not visible.
+ * without a commit cell is decided by {@link TentativeVersionResolver}: the commit table, then its commit cell read
+ * again (a writer deletes its entry only after its commit cells are durable, so a commit the scan missed is found by
+ * the second look: the order of CommitResolver), then the region server's horizons: a writer below the commit-point
+ * horizon is aborted, and for a fast-path write ({@link #readForWrite}) one below the GC horizon is force-aborted
+ * through the commit table (it is not live: a dead client's versions must not block the row's fast-path writes).
+ * Any other writer may still commit: pending. No TM question and no waiting: the fast path never holds back a live
+ * regular transaction (VLDB'18 sec. 4.2). Values whose commit expired by the family's TTL ({@link FamilyTtl}) at the
+ * present are not visible.
  */
 final class RowReader {
     private final Region region;
     private final CommitTable commitTable;
+    private final Supplier<Horizon> horizon;
 
-    RowReader(Region region, CommitTable commitTable) {
+    /** @param horizon the region server's horizons ({@code GcHorizon.current()}; unknown: no writer is taken dead) */
+    RowReader(Region region, CommitTable commitTable, Supplier<Horizon> horizon) {
         this.region = region;
         this.commitTable = commitTable;
+        this.horizon = horizon;
     }
 
+    /** The row for a read (brc, br) or a check: writers that may still commit are reported pending. */
     RowState read(byte[] row) throws IOException {
-        RowState.Resolver resolver = resolverFor(row);
+        return read(row, TentativeVersionResolver.Mode.REPORT_PENDING);
+    }
+
+    /** The row for a fast-path write, under its exclusive row lock: dead writers are force-aborted. */
+    RowState readForWrite(byte[] row) throws IOException {
+        return read(row, TentativeVersionResolver.Mode.FORCE_ABORT_DEAD);
+    }
+
+    private RowState read(byte[] row, TentativeVersionResolver.Mode mode) throws IOException {
+        RowState.Resolver resolver = new TentativeVersionResolver(row, commitTable, this::commitCell, horizon, mode);
         RowState state = RowState.analyze(row, scan(new Get(row).readAllVersions(), new NewestCommittedFilter()),
                 resolver, NewestCommittedFilter.LIMIT);
         for (RowState.Column column : state.undecidedColumns()) {
@@ -69,28 +85,6 @@ final class RowReader {
             copies.add(KeyValueUtil.copyToNewKeyValue(cell));
         }
         return copies;
-    }
-
-    /** Commit-table answers are kept per writer for the one row: a row's versions share few writers. */
-    private RowState.Resolver resolverFor(byte[] row) {
-        Map<Long, CommitTable.Entry> entries = new HashMap<>(4);
-        return (family, qualifier, version) -> {
-            long writer = TimestampLayout.txIdOf(version);
-            CommitTable.Entry entry = entries.get(writer);
-            if (entry == null) {
-                entry = commitTable.lookup(writer);
-                entries.put(writer, entry);
-            }
-            switch (entry.state()) {
-                case COMMITTED:
-                    return entry.commitTs();
-                case INVALIDATED:
-                    return Visibility.NOT_COMMITTED;
-                default:
-                    long fromCell = commitCell(row, family, qualifier, version);
-                    return fromCell != Visibility.NOT_COMMITTED ? fromCell : RowState.PENDING;
-            }
-        };
     }
 
     private long commitCell(byte[] row, byte[] family, byte[] qualifier, long version) throws IOException {

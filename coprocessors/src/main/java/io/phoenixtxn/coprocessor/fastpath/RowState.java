@@ -76,11 +76,11 @@ final class RowState {
     static final ToLongFunction<byte[]> NO_TTL = family -> Long.MIN_VALUE;
 
     private final byte[] row;
-    private final Map<String, Column> columns;
+    private final Map<ColumnKey, Column> columns;
     /** Per family: commit timestamps below this have expired. */
     private final ToLongFunction<byte[]> expiredBelow;
 
-    private RowState(byte[] row, Map<String, Column> columns, ToLongFunction<byte[]> expiredBelow) {
+    private RowState(byte[] row, Map<ColumnKey, Column> columns, ToLongFunction<byte[]> expiredBelow) {
         this.row = row;
         this.columns = columns;
         this.expiredBelow = expiredBelow;
@@ -98,13 +98,16 @@ final class RowState {
      *                    (its older versions were not read); 0: every version was read
      */
     static RowState analyze(byte[] row, List<Cell> cells, Resolver resolver, int prefixLimit) throws IOException {
-        Map<String, Map<Long, Long>> commitCells = new HashMap<>();
-        Map<String, List<Cell>> data = new LinkedHashMap<>();
-        Map<String, Column> columns = new LinkedHashMap<>();
+        Map<ColumnKey, Map<Long, Long>> commitCells = new HashMap<>();
+        Map<ColumnKey, List<Cell>> data = new LinkedHashMap<>();
+        Map<ColumnKey, Column> columns = new LinkedHashMap<>();
         // A writer's commit cells go into one put per row: one commit cell of it in the row says when it committed.
         Map<Long, Long> writers = new HashMap<>();
+        byte[] family = null;
         for (Cell cell : cells) {
-            byte[] family = CellUtil.cloneFamily(cell);
+            if (family == null || !CellUtil.matchingFamily(cell, family)) {
+                family = CellUtil.cloneFamily(cell); // cells come family by family: one copy per family
+            }
             if (OnDiskLayout.isCommitCell(cell)) {
                 long commitTs = OnDiskLayout.commitTimestampOf(cell);
                 commitCells.computeIfAbsent(key(family, OnDiskLayout.dataQualifierOf(cell)), k -> new HashMap<>())
@@ -114,12 +117,13 @@ final class RowState {
                 }
             } else {
                 byte[] qualifier = CellUtil.cloneQualifier(cell);
-                String key = key(family, qualifier);
-                columns.computeIfAbsent(key, k -> new Column(family, qualifier));
+                byte[] ofFamily = family;
+                ColumnKey key = key(ofFamily, qualifier);
+                columns.computeIfAbsent(key, k -> new Column(ofFamily, qualifier));
                 data.computeIfAbsent(key, k -> new ArrayList<>()).add(cell);
             }
         }
-        for (Map.Entry<String, Column> entry : columns.entrySet()) {
+        for (Map.Entry<ColumnKey, Column> entry : columns.entrySet()) {
             decide(entry.getValue(), data.get(entry.getKey()), commitCells.getOrDefault(entry.getKey(), Map.of()),
                     writers, resolver, prefixLimit);
         }
@@ -129,8 +133,8 @@ final class RowState {
     /** This state with {@code column} decided again from all its versions (see {@link RowReader}). */
     RowState withColumn(Column column, List<Cell> cells, Resolver resolver) throws IOException {
         RowState whole = analyze(row, cells, resolver, 0);
-        Map<String, Column> merged = new LinkedHashMap<>(columns);
-        String key = key(column.family, column.qualifier);
+        Map<ColumnKey, Column> merged = new LinkedHashMap<>(columns);
+        ColumnKey key = key(column.family, column.qualifier);
         Column decided = whole.columns.get(key);
         if (decided == null) {
             merged.remove(key); // its versions are gone since (a concurrent cleanup)
@@ -254,8 +258,26 @@ final class RowState {
         return c.committed;
     }
 
-    private static String key(byte[] family, byte[] qualifier) {
-        return Bytes.toStringBinary(family) + '\u0000' + Bytes.toStringBinary(qualifier);
+    private static ColumnKey key(byte[] family, byte[] qualifier) {
+        return new ColumnKey(family, qualifier);
+    }
+
+    /** A column by its bytes (a string form would cost an encoding per cell, and escaped forms can collide). */
+    private record ColumnKey(byte[] family, byte[] qualifier) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ColumnKey k && Arrays.equals(family, k.family) && Arrays.equals(qualifier, k.qualifier);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Arrays.hashCode(family) + Arrays.hashCode(qualifier);
+        }
+
+        @Override
+        public String toString() {
+            return Bytes.toStringBinary(family) + ":" + Bytes.toStringBinary(qualifier);
+        }
     }
 
     @Override

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link FastPathWriter} on a fake region: the answer of a carrier HBase recognised as resent (its nonce manager reports
- * a duplicate, so HBase skips postIncrementBeforeWAL, {@link FastPathWriter#write}, and still calls postIncrement,
+ * a duplicate, so HBase marks it done before preBatchMutate, which skips {@link FastPathWriter#write}, and still calls postIncrement,
  * {@link FastPathWriter#answer}) is in doubt, never "applied"; and the write itself, run under the row lock and the
  * region's updates lock, never waits for the clock's bootstrap (preIncrement, {@link FastPathWriter#admit}, does).
  */
@@ -39,12 +39,12 @@ class FastPathWriterTest {
     @Test
     void aResentCarrierAnsweredFromItsNonceIsInDoubtNotApplied() {
         Region region = emptyRegion();
-        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null), null, null, null, null, 0,
+        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null, () -> io.phoenixtxn.tm.Horizon.UNKNOWN), null, null, null, null, 0,
                 () -> -1);
         Increment resent = FastPathWire.carrier(Bytes.toBytes("r"), FastPathRequest.write(FastPathRequest.NO_BOUND,
                 List.of(new ColumnValue(F, Bytes.toBytes("v"), Bytes.toBytes(1L)))), null);
 
-        // HBase's duplicate path: postIncrementBeforeWAL skipped, postIncrement called.
+        // HBase's duplicate path: the write in preBatchMutate skipped, postIncrement called.
         FastPathInDoubtException inDoubt = assertThrows(FastPathInDoubtException.class, () -> {
             Result answer = writer.answer(resent);
             throw new AssertionError("answered " + FastPathWire.outcomeOf(answer) + " for a resent carrier");
@@ -57,7 +57,7 @@ class FastPathWriterTest {
         Region region = emptyRegion();
         ScriptedTimestamps tm = ScriptedTimestamps.held(RowCells.slot(0)); // the TM never answers
         LocalVersionClock clock = new LocalVersionClock(tm);
-        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null), new RegionBootstrap(clock, tm),
+        FastPathWriter writer = new FastPathWriter(region, new RowReader(region, null, () -> io.phoenixtxn.tm.Horizon.UNKNOWN), new RegionBootstrap(clock, tm),
                 clock, new InFlightWrites(1_000), null, 60_000, () -> -1);
         Increment carrier = FastPathWire.carrier(Bytes.toBytes("r"), FastPathRequest.write(FastPathRequest.NO_BOUND,
                 List.of(new ColumnValue(F, Bytes.toBytes("v"), Bytes.toBytes(1L)))), null);
@@ -81,7 +81,7 @@ class FastPathWriterTest {
         LocalVersionClock clock = new LocalVersionClock(tm);
         RegionBootstrap bootstrap = new RegionBootstrap(clock, tm);
         assertTrue(bootstrap.await(1_000));
-        RowReader rows = new RowReader(region, null);
+        RowReader rows = new RowReader(region, null, () -> io.phoenixtxn.tm.Horizon.UNKNOWN);
         long horizon = TimestampLayout.nextSlotStart(RowCells.slot(100)) + 1; // just above the TM's last timestamp
         FastPathWriter writer = new FastPathWriter(region, rows, bootstrap, clock, new InFlightWrites(1_000),
                 new TentativeWriteCheck(region, rows, bootstrap, clock), 1_000, () -> horizon);

@@ -6,6 +6,7 @@ import io.phoenixtxn.client.ProtocolHooks;
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnAbortedException;
+import io.phoenixtxn.coprocessor.GcCounters;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.tm.AbortReason;
 import io.phoenixtxn.tm.Horizon;
@@ -102,6 +103,59 @@ class CompactionGcIT {
             Transaction after = txns.begin();
             assertEquals("v10000", read(table, after, "r"));
             txns.finished(after);
+        }
+    }
+
+    @Test
+    void aRowThatOutgrewTheRowBufferIsCollectedInTwoPassesAroundALongReaderAndAnUndecidedWriter() throws Exception {
+        // A bound of 50 cells stands for the default 100,000: this row's history outgrows it as a hot row's would.
+        TableName name = stack.createTable("OVERSIZED", f -> f, t -> t.setValue("phoenix.txn.gc.row.max.cells", "50"));
+        long streamedBefore = GcCounters.rowsStreamed();
+        try (TransactionalTable table = txns.table(name)) {
+            txns.commitValue(table, "r", "v0");
+            Transaction reader = txns.begin();
+            assertEquals("v0", read(table, reader, "r"));
+            Transaction last = null;
+            for (int i = 1; i <= 400; i++) {
+                if (i % 10 == 0) { // every tenth update rolled back
+                    Transaction rolledBack = txns.begin();
+                    table.put(rolledBack, new Put(Bytes.toBytes("r")).addColumn(GcStack.FAMILY, GcStack.Q,
+                            Bytes.toBytes("rolled back " + i)));
+                    txns.client().abort(rolledBack);
+                    txns.finished(rolledBack);
+                } else {
+                    last = txns.commitValue(table, "r", "v" + i);
+                }
+            }
+            stack.flush(name);
+            assertEquals(reader.txId(), GcStack.refreshHorizon().gc(), "the open reader holds the horizon");
+            stack.majorCompact(name);
+            assertTrue(GcCounters.rowsStreamed() > streamedBefore, "the row was decided in two passes");
+            assertEquals("v0", read(table, reader, "r"), "the long reader lost its version");
+            assertTrue(stack.rawCells(name, Bytes.toBytes("r")).size() >= 2 * 360,
+                    "versions committed after the reader began are kept");
+
+            txns.finished(reader);
+            Transaction undecided = txns.begin();
+            table.put(undecided, new Put(Bytes.toBytes("r")).addColumn(GcStack.FAMILY, GcStack.Q,
+                    Bytes.toBytes("undecided")));
+            GcStack.awaitHorizonAbove(last.commitTs());
+            stack.flush(name);
+            long streamedBeforeSecond = GcCounters.rowsStreamed();
+            stack.majorCompact(name);
+            assertTrue(GcCounters.rowsStreamed() > streamedBeforeSecond, "the row was decided in two passes");
+            List<Cell> raw = stack.rawCells(name, Bytes.toBytes("r"));
+            assertEquals(1, raw.stream().filter(c -> TimestampLayout.txIdOf(c.getTimestamp()) == undecided.txId())
+                    .count(), "the undecided writer's tentative cell survives: " + raw);
+            Map<String, Integer> perColumn = cellsPerColumn(raw);
+            assertTrue(perColumn.values().stream().allMatch(n -> n <= 3), "raw cells per column: " + perColumn);
+            Transaction after = txns.begin();
+            assertEquals("v399", read(table, after, "r"));
+            txns.finished(after);
+            txns.commit(undecided);
+            Transaction afterCommit = txns.begin();
+            assertEquals("undecided", read(table, afterCommit, "r"), "its later commit is visible");
+            txns.finished(afterCommit);
         }
     }
 

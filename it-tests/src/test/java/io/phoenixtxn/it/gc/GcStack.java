@@ -127,12 +127,18 @@ final class GcStack {
 
     /** A plain HBase table with one family and our read observer (a table from before GC: no GC observer). */
     TableName createTable(String prefix, UnaryOperator<ColumnFamilyDescriptorBuilder> family) throws IOException {
+        return createTable(prefix, family, t -> t);
+    }
+
+    /** The same, with table-level settings (a table's values reach its regions' configuration). */
+    TableName createTable(String prefix, UnaryOperator<ColumnFamilyDescriptorBuilder> family,
+                          UnaryOperator<TableDescriptorBuilder> table) throws IOException {
         TableName name = TableName.valueOf(prefix.toUpperCase() + "_" + TABLES.incrementAndGet());
         try (Admin admin = hbase().getAdmin()) {
-            admin.createTable(TableDescriptorBuilder.newBuilder(name)
+            admin.createTable(table.apply(TableDescriptorBuilder.newBuilder(name)
                     .setColumnFamily(family.apply(ColumnFamilyDescriptorBuilder.newBuilder(FAMILY)
                             .setMaxVersions(Integer.MAX_VALUE)).build())
-                    .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER).build());
+                    .setCoprocessor(ObserverNames.SNAPSHOT_READ_OBSERVER)).build());
         }
         return name;
     }

@@ -27,14 +27,14 @@ import java.util.function.Function;
  * deployment</em> when its timestamp znode exists ({@link TmDeployment}: a TM server creates it when it starts, and
  * nothing deletes it). On such a cluster a client never starts a TM of its own, whatever happens to the servers.
  *
- * <p><b>Modes</b> ({@value TmMode#KEY}):
+ * <p><b>Modes</b> ({@link TmMode#KEY}):
  * <ul>
  *   <li>{@code auto} (default):
  *     <ol>
  *       <li>this JVM serves the cluster's TM ({@link EmbeddedTm#adopt}: the stack's --serve, HA tests): in
  *           process;</li>
  *       <li>a ZooKeeper quorum is configured: look for the deployment (bounded by the ZooKeeper connect timeout).
- *           Deployed: the advertised primary, waiting up to {@value HaConfig#DISCOVERY_TIMEOUT_MS} for one (a
+ *           Deployed: the advertised primary, waiting up to {@link HaConfig#DISCOVERY_TIMEOUT_MS} for one (a
  *           failover or a rolling restart), then a clear error naming the quorum, the path and the fix. Not
  *           deployed: the JVM's embedded TM under an {@link EmbeddedGuard} (see below). ZooKeeper unreachable or
  *           failing: a clear error naming the quorum and the fix, never an embedded TM;</li>

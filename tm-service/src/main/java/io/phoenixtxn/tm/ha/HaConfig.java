@@ -1,6 +1,7 @@
 package io.phoenixtxn.tm.ha;
 
 import io.phoenixtxn.tm.ConfigValues;
+import io.phoenixtxn.tm.TxnSettings;
 
 import org.apache.curator.utils.PathUtils;
 
@@ -10,27 +11,28 @@ import java.util.function.Function;
 
 /**
  * Settings of the ZooKeeper-based primary/backup TM and of its discovery by clients, read from hbase-site.xml-style
- * keys. HA is on when a quorum is known: {@value #ZK_QUORUM}, or else HBase's own {@value #HBASE_QUORUM} (plus
- * {@value #HBASE_CLIENT_PORT}), so a TM next to an HBase cluster needs no extra setting.
+ * keys declared in {@link TxnSettings}. HA is on when a quorum is known: {@code phoenix.txn.tm.zk.quorum}, or else
+ * HBase's own {@value #HBASE_QUORUM} (plus {@value #HBASE_CLIENT_PORT}), so a TM next to an HBase cluster needs no
+ * extra setting.
  */
 public final class HaConfig {
-    public static final String ZK_QUORUM = "phoenix.txn.tm.zk.quorum";
+    public static final String ZK_QUORUM = TxnSettings.TM_ZK_QUORUM.key();
     public static final String HBASE_QUORUM = "hbase.zookeeper.quorum";
     /** HBase's client-side quorum; Phoenix 5.2 puts the JDBC URL's hosts:port here, ahead of the server key. */
     public static final String HBASE_CLIENT_QUORUM = "hbase.client.zookeeper.quorum";
     public static final String HBASE_CLIENT_PORT = "hbase.zookeeper.property.clientPort";
-    public static final String ZK_PATH = "phoenix.txn.tm.zk.path";
-    public static final String LEASE_MS = "phoenix.txn.tm.lease.ms";
-    public static final String ZK_CONNECT_TIMEOUT_MS = "phoenix.txn.tm.zk.connect.timeout.ms";
-    public static final String ZK_SESSION_TIMEOUT_MS = "phoenix.txn.tm.zk.session.timeout.ms";
-    public static final String DISCOVERY_TIMEOUT_MS = "phoenix.txn.tm.discovery.timeout.ms";
-    public static final String ADVERTISED_HOST = "phoenix.txn.tm.advertised.host";
+    public static final String ZK_PATH = TxnSettings.TM_ZK_PATH.key();
+    public static final String LEASE_MS = TxnSettings.TM_LEASE_MS.key();
+    public static final String ZK_CONNECT_TIMEOUT_MS = TxnSettings.TM_ZK_CONNECT_TIMEOUT_MS.key();
+    public static final String ZK_SESSION_TIMEOUT_MS = TxnSettings.TM_ZK_SESSION_TIMEOUT_MS.key();
+    public static final String DISCOVERY_TIMEOUT_MS = TxnSettings.TM_DISCOVERY_TIMEOUT_MS.key();
+    public static final String ADVERTISED_HOST = TxnSettings.TM_ADVERTISED_HOST.key();
 
-    public static final String DEFAULT_ZK_PATH = "/phoenix-txn";
-    public static final long DEFAULT_LEASE_MS = 10_000;
-    public static final long DEFAULT_ZK_CONNECT_TIMEOUT_MS = 15_000;
-    public static final long DEFAULT_ZK_SESSION_TIMEOUT_MS = 30_000;
-    public static final long DEFAULT_DISCOVERY_TIMEOUT_MS = 30_000;
+    public static final String DEFAULT_ZK_PATH = TxnSettings.TM_ZK_PATH.defaultValue();
+    public static final long DEFAULT_LEASE_MS = TxnSettings.TM_LEASE_MS.defaultValue();
+    public static final long DEFAULT_ZK_CONNECT_TIMEOUT_MS = TxnSettings.TM_ZK_CONNECT_TIMEOUT_MS.defaultValue();
+    public static final long DEFAULT_ZK_SESSION_TIMEOUT_MS = TxnSettings.TM_ZK_SESSION_TIMEOUT_MS.defaultValue();
+    public static final long DEFAULT_DISCOVERY_TIMEOUT_MS = TxnSettings.TM_DISCOVERY_TIMEOUT_MS.defaultValue();
     static final int DEFAULT_ZK_CLIENT_PORT = 2181;
 
     private final String quorum;
@@ -41,9 +43,10 @@ public final class HaConfig {
     private final long sessionTimeoutMs;
     private final long discoveryTimeoutMs;
     private final String advertisedHost;
+    private final ZkAccess access;
 
     private HaConfig(String quorum, String quorumKey, String basePath, long leaseMs, long connectTimeoutMs,
-                     long sessionTimeoutMs, long discoveryTimeoutMs, String advertisedHost) {
+                     long sessionTimeoutMs, long discoveryTimeoutMs, String advertisedHost, ZkAccess access) {
         this.quorum = quorum;
         this.quorumKey = quorumKey;
         this.basePath = basePath;
@@ -52,11 +55,12 @@ public final class HaConfig {
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.discoveryTimeoutMs = discoveryTimeoutMs;
         this.advertisedHost = advertisedHost;
+        this.access = access;
     }
 
     /** Reads every key through {@code lookup} (null = default); a bad value fails naming its key. */
     public static HaConfig from(Function<String, String> lookup) {
-        String quorum = trimmed(lookup.apply(ZK_QUORUM));
+        String quorum = TxnSettings.TM_ZK_QUORUM.get(lookup);
         String quorumKey = ZK_QUORUM;
         if (quorum == null && trimmed(lookup.apply(HBASE_CLIENT_QUORUM)) != null) {
             quorum = withClientPort(trimmed(lookup.apply(HBASE_CLIENT_QUORUM)),
@@ -71,8 +75,7 @@ public final class HaConfig {
                 quorumKey = HBASE_QUORUM;
             }
         }
-        String path = trimmed(lookup.apply(ZK_PATH));
-        path = path == null ? DEFAULT_ZK_PATH : path;
+        String path = TxnSettings.TM_ZK_PATH.get(lookup);
         while (path.length() > 1 && path.endsWith("/")) {
             path = path.substring(0, path.length() - 1);
         }
@@ -87,11 +90,12 @@ public final class HaConfig {
                     + " dedicated path such as " + DEFAULT_ZK_PATH);
         }
         return new HaConfig(quorum, quorumKey, path,
-                positive(lookup, LEASE_MS, DEFAULT_LEASE_MS),
-                positive(lookup, ZK_CONNECT_TIMEOUT_MS, DEFAULT_ZK_CONNECT_TIMEOUT_MS),
-                positive(lookup, ZK_SESSION_TIMEOUT_MS, DEFAULT_ZK_SESSION_TIMEOUT_MS),
-                positive(lookup, DISCOVERY_TIMEOUT_MS, DEFAULT_DISCOVERY_TIMEOUT_MS),
-                trimmed(lookup.apply(ADVERTISED_HOST)));
+                TxnSettings.TM_LEASE_MS.get(lookup),
+                TxnSettings.TM_ZK_CONNECT_TIMEOUT_MS.get(lookup),
+                TxnSettings.TM_ZK_SESSION_TIMEOUT_MS.get(lookup),
+                TxnSettings.TM_DISCOVERY_TIMEOUT_MS.get(lookup),
+                TxnSettings.TM_ADVERTISED_HOST.get(lookup),
+                ZkAccess.from(lookup));
     }
 
     /** HBase lists quorum hosts without ports and gives the port separately; ZooKeeper wants host:port. */
@@ -151,6 +155,11 @@ public final class HaConfig {
         return advertisedHost;
     }
 
+    /** ACL of the nodes this client creates, and its session's credentials ({@link ZkAccess}). */
+    public ZkAccess access() {
+        return access;
+    }
+
     private static String trimmed(String raw) {
         return raw == null || raw.isBlank() ? null : raw.trim();
     }
@@ -162,6 +171,6 @@ public final class HaConfig {
     @Override
     public String toString() {
         return "HaConfig{quorum=" + quorum + " (from " + quorumKey + "), path=" + basePath + ", leaseMs=" + leaseMs
-                + "}";
+                + ", " + access + "}";
     }
 }

@@ -68,6 +68,18 @@ public final class TmDeployment {
         return described;
     }
 
+    /** The primary TM advertised now (host, port, epoch), or empty while none is (no TM server, or a failover). */
+    public java.util.Optional<io.phoenixtxn.tm.net.TmEndpoint> advertisedPrimary() throws TmException {
+        ZooKeeperClients.sync(zk, config);
+        try {
+            return EndpointCodec.decode(zk.getData().forPath(paths.primary()));
+        } catch (KeeperException.NoNodeException e) {
+            return java.util.Optional.empty();
+        } catch (Exception e) {
+            throw ZooKeeperClients.failure(zk, "read the TM advertisement at", paths.primary(), e);
+        }
+    }
+
     /** Where this deployment lives, for messages: quorum and base path. */
     public String where() {
         return ZooKeeperClients.quorum(zk) + config.basePath();

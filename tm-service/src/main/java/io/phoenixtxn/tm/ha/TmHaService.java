@@ -71,7 +71,7 @@ public final class TmHaService implements AutoCloseable {
 
     /**
      * Declares the cluster's TM deployment, then starts contending for primacy on an already started client and
-     * returns at once; see {@link #awaitPrimary}. Fails within {@value HaConfig#ZK_CONNECT_TIMEOUT_MS} if ZooKeeper
+     * returns at once; see {@link #awaitPrimary}. Fails within {@link HaConfig#ZK_CONNECT_TIMEOUT_MS} if ZooKeeper
      * cannot be reached.
      */
     public static TmHaService start(CuratorFramework zk, TmConfig tmConfig, TmServerConfig serverConfig,

@@ -19,7 +19,7 @@ import java.util.function.Function;
 /**
  * The standalone TM server ({@code bin/tm-server}). Settings come from an hbase-site.xml-style file
  * ({@code -c FILE}) and {@code -Dkey=value} arguments, which win. With a ZooKeeper quorum configured
- * ({@value HaConfig#ZK_QUORUM}, or HBase's {@value HaConfig#HBASE_QUORUM}) it runs as an HA primary/backup
+ * ({@link HaConfig#ZK_QUORUM}, or HBase's {@value HaConfig#HBASE_QUORUM}) it runs as an HA primary/backup
  * ({@link TmHaService}); without one it serves a single in-memory TM. SIGTERM shuts it down cleanly: the primary
  * stops deciding and releases its lease, so a backup takes over at once.
  *
@@ -44,6 +44,10 @@ public final class TmServerMain {
             System.err.println(USAGE);
             System.exit(2);
             return;
+        }
+        String logFile = System.getProperty("phoenix.txn.log.file");
+        if (logFile != null) {
+            System.out.println("tm-server: logging to " + logFile);
         }
         Running running;
         try {

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Opens Curator clients for the TM and its clients, and turns ZooKeeper failures into {@link TmException}s that
- * name the quorum and the setting to fix. Connecting is bounded by {@value HaConfig#ZK_CONNECT_TIMEOUT_MS}: an
+ * name the quorum and the setting to fix. Connecting is bounded by {@link HaConfig#ZK_CONNECT_TIMEOUT_MS}: an
  * unreachable quorum must fail the start, not hang it.
  */
 public final class ZooKeeperClients {
@@ -46,13 +46,14 @@ public final class ZooKeeperClients {
                     + HaConfig.HBASE_QUORUM + ") to run the transaction manager with high availability");
         }
         int connectTimeout = (int) Math.min(Integer.MAX_VALUE, config.connectTimeoutMs());
-        CuratorFramework client = CuratorFrameworkFactory.builder()
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(config.quorum())
                 .sessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, config.sessionTimeoutMs()))
                 .connectionTimeoutMs(connectTimeout)
                 // Bounded: a TM call that needs ZooKeeper must fail in bounded time, never block forever.
-                .retryPolicy(new BoundedExponentialBackoffRetry(100, 1_000, 3))
-                .build();
+                .retryPolicy(new BoundedExponentialBackoffRetry(100, 1_000, 3));
+        config.access().applyTo(builder);
+        CuratorFramework client = builder.build();
         client.start();
         try {
             awaitConnected(client, config);
@@ -120,7 +121,10 @@ public final class ZooKeeperClients {
         if (cause instanceof TmException tm) {
             return tm;
         }
+        String hint = cause instanceof KeeperException.NoAuthException ? "; the node's ACL refuses this session:"
+                + " give this process the credentials " + ZkAccess.ACL + " names (" + ZkAccess.AUTH + ", or a JAAS"
+                + " Client section for sasl)" : "";
         return new TmException("ZooKeeper at " + quorum(client) + " failed to " + action + " " + path + ": "
-                + cause, cause);
+                + cause + hint, cause);
     }
 }

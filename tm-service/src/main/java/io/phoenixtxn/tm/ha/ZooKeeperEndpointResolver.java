@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Finds the primary TM through ZooKeeper: watches the primary's advertisement ({@code <path>/tm/primary}, see
  * {@link PrimaryAdvertiser}) and tells the client when it changes, so a failover needs no user code. While no primary
- * is advertised (during a failover) {@link #current()} waits for one, at most {@value HaConfig#DISCOVERY_TIMEOUT_MS},
+ * is advertised (during a failover) {@link #current()} waits for one, at most {@link HaConfig#DISCOVERY_TIMEOUT_MS},
  * then fails saying how to get one: on a cluster that has run TM servers ({@link TmDeployment}) that is a primary,
  * never an embedded TM.
  *

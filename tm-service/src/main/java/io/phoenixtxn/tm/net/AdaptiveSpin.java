@@ -15,7 +15,7 @@ import io.netty.util.IntSupplier;
  */
 final class AdaptiveSpin implements SelectStrategy {
     /** Upper bound of a configured window (0.1 s): polling longer than that is a misconfiguration. */
-    static final long MAX_WINDOW_MICROS = 100_000;
+    static final long MAX_WINDOW_MICROS = io.phoenixtxn.tm.TxnSettings.MAX_SPIN_MICROS;
 
     private final long windowNanos;
     private long lastBusy;

@@ -53,6 +53,8 @@ final class ClientConnection {
     private final TmEndpoint endpoint;
     private final RemoteTmConfig config;
     private final LongSupplier requestIds;
+    /** The protocol version this connection announces in its HELLO. */
+    private final int helloVersion;
     /** Longest interval between two sweeps for overdue requests; shorter for short request timeouts. */
     private static final long MAX_SWEEP_INTERVAL_MS = 100;
 
@@ -71,10 +73,11 @@ final class ClientConnection {
     /** A caller gave up waiting for an answer here (a pending-status budget ran out); cleared by any answer. */
     private volatile boolean overdue;
 
-    private ClientConnection(TmEndpoint endpoint, RemoteTmConfig config, LongSupplier requestIds) {
+    private ClientConnection(TmEndpoint endpoint, RemoteTmConfig config, LongSupplier requestIds, int helloVersion) {
         this.endpoint = endpoint;
         this.config = config;
         this.requestIds = requestIds;
+        this.helloVersion = helloVersion;
     }
 
     /**
@@ -83,7 +86,14 @@ final class ClientConnection {
      */
     static CompletableFuture<ClientConnection> open(EventLoopGroup group, TmEndpoint endpoint,
                                                     RemoteTmConfig config, LongSupplier requestIds) {
-        ClientConnection connection = new ClientConnection(endpoint, config, requestIds);
+        return open(group, endpoint, config, requestIds, Protocol.TRANSACTION_CLIENT_VERSION);
+    }
+
+    /** As above, announcing protocol version {@code helloVersion} (the admin tool's status needs version 5). */
+    static CompletableFuture<ClientConnection> open(EventLoopGroup group, TmEndpoint endpoint,
+                                                    RemoteTmConfig config, LongSupplier requestIds,
+                                                    int helloVersion) {
+        ClientConnection connection = new ClientConnection(endpoint, config, requestIds, helloVersion);
         CompletableFuture<ClientConnection> ready = new CompletableFuture<>();
         InetSocketAddress address = new InetSocketAddress(endpoint.host(), endpoint.port());
         if (address.isUnresolved()) {
@@ -125,13 +135,14 @@ final class ClientConnection {
      * first, and a server that just started (a new primary after failover) pays its class loading and JIT here.
      */
     private void handshake(CompletableFuture<ClientConnection> ready) {
-        call(new Message.Hello(requestIds.getAsLong(), Protocol.MAGIC, Protocol.VERSION),
+        call(new Message.Hello(requestIds.getAsLong(), Protocol.MAGIC, helloVersion),
                 (long) config.connectTimeoutMs() + config.requestTimeoutMs())
                 .whenComplete((response, failure) -> {
                     if (failure != null) {
                         // A TLS-only server closes a plain connection without a word; say what it may mean.
                         String hint = config.sslContext() == null && closedByPeer
-                                ? "; if the TM server requires TLS, set " + RemoteTmConfig.TLS_ENABLED + "=true" : "";
+                                ? "; if the TM server requires TLS, set " + TmTls.ENABLED + "=true (mutual TLS) or "
+                                        + RemoteTmConfig.TLS_ENABLED + "=true" : "";
                         String reason = "Handshake with the TM at " + endpoint.address() + " failed: "
                                 + failure.getMessage() + hint;
                         close(reason);
@@ -347,12 +358,14 @@ final class ClientConnection {
     private String explain(Throwable cause) {
         if (Failures.hasCause(cause, NotSslRecordException.class)) {
             return "the TM at " + endpoint.address() + " answered in plain text, not TLS; enable TLS on the server ("
-                    + TmServerConfig.TLS_CERT_FILE + ", " + TmServerConfig.TLS_KEY_FILE + ") or turn it off here ("
-                    + RemoteTmConfig.TLS_ENABLED + ")";
+                    + TmTls.ENABLED + ", or " + TmServerConfig.TLS_CERT_FILE + " and " + TmServerConfig.TLS_KEY_FILE
+                    + ") or turn it off here (" + TmTls.ENABLED + ", " + RemoteTmConfig.TLS_ENABLED + ")";
         }
         if (Failures.hasCause(cause, SSLException.class)) {
             return "TLS handshake failed: " + Failures.describe(cause) + "; check that this client trusts the TM"
-                    + " server's certificate (" + RemoteTmConfig.TLS_TRUST_FILE + ")";
+                    + " server's certificate (" + TmTls.TRUSTSTORE_LOCATION + ", or " + RemoteTmConfig.TLS_TRUST_FILE
+                    + ") and, if the server requires client certificates (" + TmTls.ENABLED + "), that "
+                    + TmTls.KEYSTORE_LOCATION + " holds a certificate the server trusts";
         }
         return Failures.describe(cause);
     }

@@ -92,6 +92,14 @@ sealed interface Message {
         }
     }
 
+    /** An operator's question: what this TM is doing (protocol version 5). */
+    record GetStatusReport(long requestId) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.STATUS_REPORT;
+        }
+    }
+
     record Ping(long requestId) implements Request {
         @Override
         public MessageType type() {
@@ -139,6 +147,14 @@ sealed interface Message {
         @Override
         public MessageType type() {
             return MessageType.ERROR;
+        }
+    }
+
+    /** The TM's status as {@code key=value} lines ({@link io.phoenixtxn.tm.TmStatus}). */
+    record Report(long requestId, String text) implements Response {
+        @Override
+        public MessageType type() {
+            return MessageType.REPORT;
         }
     }
 

@@ -13,6 +13,7 @@ enum MessageType {
     KEEP_ALIVE(0x09),
     HORIZON(0x0A),
     NEW_TIMESTAMP(0x0B),
+    STATUS_REPORT(0x0C),
 
     HELLO_OK(0x41),
     TIMESTAMP(0x42),
@@ -23,7 +24,8 @@ enum MessageType {
     STATUS(0x47),
     DONE(0x48),
     TXIDS(0x49),
-    HORIZON_IS(0x4A);
+    HORIZON_IS(0x4A),
+    REPORT(0x4B);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 
 import java.util.concurrent.TimeUnit;
@@ -32,7 +33,11 @@ final class Pipelines {
     static void server(Channel channel, TmServerConfig config, ChannelHandler handler) {
         ChannelPipeline pipeline = channel.pipeline();
         if (config.sslContext() != null) {
-            pipeline.addLast("tls", config.sslContext().newHandler(channel.alloc()));
+            // First in the pipeline: no byte reaches the frame decoder before the handshake succeeded (with mutual
+            // TLS, before the client's certificate was verified); a stalled handshake is closed at its timeout.
+            SslHandler tls = config.sslContext().newHandler(channel.alloc());
+            tls.setHandshakeTimeoutMillis(config.tlsHandshakeTimeoutMs());
+            pipeline.addLast("tls", tls);
         }
         // Answers written while requests are read leave together at the end of the read; the batch decided then
         // (BatchDecider) flushes at once. Workers' answers (fences, status questions) flush as they come.

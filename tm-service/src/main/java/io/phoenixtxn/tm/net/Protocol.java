@@ -36,6 +36,7 @@ package io.phoenixtxn.tm.net;
  *   KEEP_ALIVE     0x09  n (int) | n transaction ids (longs)                      -> TXIDS (the expired ones)
  *   HORIZON        0x0A  -                                                        -> HORIZON_IS
  *   NEW_TIMESTAMP  0x0B  -                                                        -> TIMESTAMP (opens no transaction)
+ *   STATUS_REPORT  0x0C  -                                                        -> REPORT (version 5 connections)
  *
  *   HELLO_OK       0x41  protocol version (int) | server idle timeout (int, seconds)
  *   TIMESTAMP      0x42  timestamp (long)
@@ -47,6 +48,7 @@ package io.phoenixtxn.tm.net;
  *   DONE           0x48  -
  *   TXIDS          0x49  n (int) | n transaction ids (longs)
  *   HORIZON_IS     0x4A  GC horizon (long) | commit-point horizon (long); both -1: not known yet
+ *   REPORT         0x4B  key=value lines (UTF-8, rest of the frame), see {@link io.phoenixtxn.tm.TmStatus}
  * </pre>
  * Any request may be answered by ERROR. Requests are pipelined: a client sends many before the first answer, and
  * answers come back in any order, matched by request id. The ABORTED reason and the STATUS kind are explicit codes
@@ -64,13 +66,23 @@ package io.phoenixtxn.tm.net;
  * 1: first version. 2: COMMIT carries the conflict window's start (replays); PENDING_STATUS carries the reader's
  * start; ABORTED and STATUS carry explicit codes instead of enum ordinals. 3: FINISHED, KEEP_ALIVE and HORIZON (the
  * GC horizon: open transactions and their leases); ABORTED code 6 EXPIRED. 4: NEW_TIMESTAMP (a bare timestamp that
- * opens no transaction: region servers bootstrap and extend their fast-path version clocks with it).
+ * opens no transaction: region servers bootstrap and extend their fast-path version clocks with it). 5:
+ * STATUS_REPORT (operators: {@code bin/phoenix-txn-admin status}). A version-5 server also accepts version-4 clients
+ * (it answers HELLO_OK with the client's version, and STATUS_REPORT only on version-5 connections); transaction
+ * clients keep announcing {@value #TRANSACTION_CLIENT_VERSION}, the oldest version with every request they send, so
+ * a new client or region server still talks to a version-4 TM during a rolling upgrade. Only the admin tool
+ * announces version 5.
  */
 final class Protocol {
     /** "PTXN": first four bytes of every HELLO payload; anything else is not our client. */
     static final int MAGIC = 0x5054_584E;
     static final String MAGIC_TEXT = "0x5054584E";
-    static final int VERSION = 4;
+    /** The newest version this side speaks. */
+    static final int VERSION = 5;
+    /** The oldest client version a server accepts. */
+    static final int MIN_VERSION = 4;
+    /** What transaction clients announce: the oldest version that has every request they send. */
+    static final int TRANSACTION_CLIENT_VERSION = 4;
 
     static final int LENGTH_FIELD_BYTES = 4;
     /** Type byte plus request id: the part of a body that must be readable to answer with an ERROR. */
@@ -79,7 +91,7 @@ final class Protocol {
     /** ERROR texts are cut to this many characters: they are for humans and must not blow up a frame. */
     static final int MAX_ERROR_CHARS = 4096;
 
-    static final int DEFAULT_MAX_FRAME_BYTES = 16 << 20;
+    static final int DEFAULT_MAX_FRAME_BYTES = (int) io.phoenixtxn.tm.TxnSettings.DEFAULT_MAX_FRAME_BYTES;
 
     private Protocol() {
     }

@@ -1,38 +1,49 @@
 package io.phoenixtxn.tm.net;
 
 import io.phoenixtxn.tm.ConfigValues;
+import io.phoenixtxn.tm.TxnSettings;
 
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 
 import java.util.function.Function;
 
-/** Settings of the TM client ({@link RemoteTransactionManager}). Immutable; {@code with*} returns a copy. */
+/**
+ * Settings of the TM client ({@link RemoteTransactionManager}); keys, defaults and bounds are declared in
+ * {@link TxnSettings}. Immutable; {@code with*} returns a copy, checked against the same bounds.
+ */
 public final class RemoteTmConfig {
-    public static final String CONNECTIONS = "phoenix.txn.tm.client.connections";
-    public static final String REQUEST_TIMEOUT_MS = "phoenix.txn.tm.client.request.timeout.ms";
-    public static final String CONNECT_TIMEOUT_MS = "phoenix.txn.tm.client.connect.timeout.ms";
-    public static final String PING_INTERVAL_MS = "phoenix.txn.tm.client.ping.interval.ms";
-    public static final String MAX_FRAME_BYTES = "phoenix.txn.tm.client.max.frame.bytes";
+    public static final String CONNECTIONS = TxnSettings.TM_CLIENT_CONNECTIONS.key();
+    public static final String REQUEST_TIMEOUT_MS = TxnSettings.TM_CLIENT_REQUEST_TIMEOUT_MS.key();
+    public static final String CONNECT_TIMEOUT_MS = TxnSettings.TM_CLIENT_CONNECT_TIMEOUT_MS.key();
+    public static final String PING_INTERVAL_MS = TxnSettings.TM_CLIENT_PING_INTERVAL_MS.key();
+    public static final String MAX_FRAME_BYTES = TxnSettings.TM_CLIENT_MAX_FRAME_BYTES.key();
     /** How long a pending-status question (a reader on a region server) waits for the TM before it is UNKNOWN. */
-    public static final String STATUS_TIMEOUT_MS = "phoenix.txn.tm.client.status.timeout.ms";
-    /** TLS on (true/false); trusts {@link #TLS_TRUST_FILE} if set, else the JDK's default trust store. */
-    public static final String TLS_ENABLED = "phoenix.txn.tm.client.tls.enabled";
+    public static final String STATUS_TIMEOUT_MS = TxnSettings.TM_CLIENT_STATUS_TIMEOUT_MS.key();
+    /**
+     * Server-only TLS on (true/false); trusts {@link #TLS_TRUST_FILE} if set, else the JDK's default trust store.
+     * Mutual TLS (this client shows a certificate) is {@link TmTls#ENABLED} instead.
+     */
+    public static final String TLS_ENABLED = TxnSettings.TM_CLIENT_TLS_ENABLED.key();
     /** PEM certificates to trust for the TM server (a CA or the server's self-signed certificate). */
-    public static final String TLS_TRUST_FILE = "phoenix.txn.tm.client.tls.trust.file";
+    public static final String TLS_TRUST_FILE = TxnSettings.TM_CLIENT_TLS_TRUST_FILE.key();
     /**
      * How long (microseconds) the client's I/O threads keep polling after their last work, and a thread waiting
      * alone for an answer spins, before they sleep; 0 sleeps at once.
      */
-    public static final String SPIN_US = "phoenix.txn.tm.client.spin.us";
+    public static final String SPIN_US = TxnSettings.TM_CLIENT_SPIN_US.key();
 
     /** Two channels keep a slow one (a large commit, a GC pause) from stalling every thread. */
-    public static final int DEFAULT_CONNECTIONS = 2;
-    public static final int DEFAULT_REQUEST_TIMEOUT_MS = 5_000;
-    public static final int DEFAULT_CONNECT_TIMEOUT_MS = 3_000;
-    public static final int DEFAULT_PING_INTERVAL_MS = 10_000;
-    public static final int DEFAULT_MAX_FRAME_BYTES = Protocol.DEFAULT_MAX_FRAME_BYTES;
-    public static final long DEFAULT_SPIN_US = 50;
+    public static final int DEFAULT_CONNECTIONS = TxnSettings.TM_CLIENT_CONNECTIONS.defaultValue().intValue();
+    public static final int DEFAULT_REQUEST_TIMEOUT_MS =
+            TxnSettings.TM_CLIENT_REQUEST_TIMEOUT_MS.defaultValue().intValue();
+    public static final int DEFAULT_CONNECT_TIMEOUT_MS =
+            TxnSettings.TM_CLIENT_CONNECT_TIMEOUT_MS.defaultValue().intValue();
+    public static final int DEFAULT_PING_INTERVAL_MS =
+            TxnSettings.TM_CLIENT_PING_INTERVAL_MS.defaultValue().intValue();
+    public static final int DEFAULT_MAX_FRAME_BYTES =
+            TxnSettings.TM_CLIENT_MAX_FRAME_BYTES.defaultValue().intValue();
+    public static final long DEFAULT_SPIN_US = TxnSettings.TM_CLIENT_SPIN_US.defaultValue();
     /**
      * A healthy TM answers within a round trip; it may itself wait up to 200 ms for a decision in progress
      * ({@code DecisionLog}). 500 ms covers that wait, the round trip and a young-generation GC pause on either
@@ -40,9 +51,8 @@ public final class RemoteTmConfig {
      * writer a force-abort); and it is a tenth of the request timeout, paid once per connection during an outage
      * (a connection that let a question time out is not asked again until it answers something).
      */
-    public static final int DEFAULT_STATUS_TIMEOUT_MS = 500;
-    private static final int MIN_MAX_FRAME_BYTES = 1024;
-    private static final int MAX_MILLIS = 3_600_000;
+    public static final int DEFAULT_STATUS_TIMEOUT_MS =
+            TxnSettings.TM_CLIENT_STATUS_TIMEOUT_MS.defaultValue().intValue();
 
     private final int connections;
     private final int requestTimeoutMs;
@@ -55,15 +65,14 @@ public final class RemoteTmConfig {
 
     private RemoteTmConfig(int connections, int requestTimeoutMs, int connectTimeoutMs, int pingIntervalMs,
                            int maxFrameBytes, int statusTimeoutMs, SslContext sslContext, long spinMicros) {
-        this.connections = (int) ConfigValues.checkRange(CONNECTIONS, connections, 1, 64);
-        this.requestTimeoutMs = (int) ConfigValues.checkRange(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, MAX_MILLIS);
-        this.connectTimeoutMs = (int) ConfigValues.checkRange(CONNECT_TIMEOUT_MS, connectTimeoutMs, 1, MAX_MILLIS);
-        this.pingIntervalMs = (int) ConfigValues.checkRange(PING_INTERVAL_MS, pingIntervalMs, 1, MAX_MILLIS);
-        this.maxFrameBytes = (int) ConfigValues.checkRange(MAX_FRAME_BYTES, maxFrameBytes, MIN_MAX_FRAME_BYTES,
-                TmServerConfig.MAX_MAX_FRAME_BYTES);
-        this.statusTimeoutMs = (int) ConfigValues.checkRange(STATUS_TIMEOUT_MS, statusTimeoutMs, 1, MAX_MILLIS);
+        this.connections = (int) TxnSettings.TM_CLIENT_CONNECTIONS.check(connections);
+        this.requestTimeoutMs = (int) TxnSettings.TM_CLIENT_REQUEST_TIMEOUT_MS.check(requestTimeoutMs);
+        this.connectTimeoutMs = (int) TxnSettings.TM_CLIENT_CONNECT_TIMEOUT_MS.check(connectTimeoutMs);
+        this.pingIntervalMs = (int) TxnSettings.TM_CLIENT_PING_INTERVAL_MS.check(pingIntervalMs);
+        this.maxFrameBytes = (int) TxnSettings.TM_CLIENT_MAX_FRAME_BYTES.check(maxFrameBytes);
+        this.statusTimeoutMs = (int) TxnSettings.TM_CLIENT_STATUS_TIMEOUT_MS.check(statusTimeoutMs);
         this.sslContext = sslContext;
-        this.spinMicros = ConfigValues.checkRange(SPIN_US, spinMicros, 0, AdaptiveSpin.MAX_WINDOW_MICROS);
+        this.spinMicros = TxnSettings.TM_CLIENT_SPIN_US.check(spinMicros);
     }
 
     public static RemoteTmConfig defaults() {
@@ -72,26 +81,31 @@ public final class RemoteTmConfig {
 
     /** Reads every key through {@code lookup} (null = default); bad values fail with the key's name. */
     public static RemoteTmConfig from(Function<String, String> lookup) {
-        String trustFile = ConfigValues.string(lookup, TLS_TRUST_FILE, null);
-        boolean tls = ConfigValues.bool(lookup, TLS_ENABLED, false);
+        String trustFile = TxnSettings.TM_CLIENT_TLS_TRUST_FILE.get(lookup);
+        boolean tls = TxnSettings.TM_CLIENT_TLS_ENABLED.get(lookup);
+        boolean mutual = TmTls.enabled(lookup);
+        if (mutual && (tls || trustFile != null)) {
+            throw new IllegalArgumentException(TmTls.ENABLED + "=true (mutual TLS, key and trust stores) and the"
+                    + " server-only TLS keys " + TLS_ENABLED + "/" + TLS_TRUST_FILE + " are both set; keep one");
+        }
         if (trustFile != null && !tls) {
             throw new IllegalArgumentException(TLS_TRUST_FILE + " is set but " + TLS_ENABLED + " is not true; set "
                     + TLS_ENABLED + "=true to use TLS, or remove the trust file");
         }
-        SslContext ssl = !tls ? null : ConfigValues.tls(TLS_ENABLED + "/" + TLS_TRUST_FILE, () -> trustFile == null
-                ? SslContextBuilder.forClient().build()
-                : SslContextBuilder.forClient().trustManager(ConfigValues.readableFile(TLS_TRUST_FILE, trustFile))
-                        .build());
+        SslContext ssl = mutual ? TmTls.clientContext(lookup) : !tls ? null
+                : ConfigValues.tls(TLS_ENABLED + "/" + TLS_TRUST_FILE, () -> trustFile == null
+                        ? SslContextBuilder.forClient().build()
+                        : SslContextBuilder.forClient()
+                                .trustManager(ConfigValues.readableFile(TLS_TRUST_FILE, trustFile)).build());
         return new RemoteTmConfig(
-                (int) ConfigValues.number(lookup, CONNECTIONS, DEFAULT_CONNECTIONS, 1, 64),
-                (int) ConfigValues.number(lookup, REQUEST_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS, 1, MAX_MILLIS),
-                (int) ConfigValues.number(lookup, CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, MAX_MILLIS),
-                (int) ConfigValues.number(lookup, PING_INTERVAL_MS, DEFAULT_PING_INTERVAL_MS, 1, MAX_MILLIS),
-                (int) ConfigValues.number(lookup, MAX_FRAME_BYTES, DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES,
-                        TmServerConfig.MAX_MAX_FRAME_BYTES),
-                (int) ConfigValues.number(lookup, STATUS_TIMEOUT_MS, DEFAULT_STATUS_TIMEOUT_MS, 1, MAX_MILLIS),
+                TxnSettings.TM_CLIENT_CONNECTIONS.get(lookup).intValue(),
+                TxnSettings.TM_CLIENT_REQUEST_TIMEOUT_MS.get(lookup).intValue(),
+                TxnSettings.TM_CLIENT_CONNECT_TIMEOUT_MS.get(lookup).intValue(),
+                TxnSettings.TM_CLIENT_PING_INTERVAL_MS.get(lookup).intValue(),
+                TxnSettings.TM_CLIENT_MAX_FRAME_BYTES.get(lookup).intValue(),
+                TxnSettings.TM_CLIENT_STATUS_TIMEOUT_MS.get(lookup).intValue(),
                 ssl,
-                ConfigValues.number(lookup, SPIN_US, DEFAULT_SPIN_US, 0, AdaptiveSpin.MAX_WINDOW_MICROS));
+                TxnSettings.TM_CLIENT_SPIN_US.get(lookup));
     }
 
     /** Channels shared by every thread of the client; requests are pipelined on them. */

@@ -34,14 +34,23 @@ import java.util.concurrent.TimeUnit;
  */
 final class RequestDispatcher implements AutoCloseable {
     static final int MAX_QUEUED_REQUESTS = 65_536;
+    /** Open transactions a status report lists at most (oldest first); the count covers all of them. */
+    static final int MAX_LISTED_TRANSACTIONS = 1_000;
     private static final Logger LOG = LoggerFactory.getLogger(RequestDispatcher.class);
 
     private final TransactionManager tm;
     private final ThreadPoolExecutor workers;
     private final BatchDecider batches;
+    private final java.util.function.Supplier<String> serverFacts;
 
     RequestDispatcher(TransactionManager tm, int threads) {
+        this(tm, threads, () -> "");
+    }
+
+    /** @param serverFacts {@code key=value} lines about the server itself, appended to every status report */
+    RequestDispatcher(TransactionManager tm, int threads, java.util.function.Supplier<String> serverFacts) {
         this.tm = tm;
+        this.serverFacts = serverFacts;
         this.workers = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
                 new ArrayBlockingQueue<>(MAX_QUEUED_REQUESTS), new DefaultThreadFactory("phoenix-txn-tm-worker",
                 true));
@@ -107,6 +116,8 @@ final class RequestDispatcher implements AutoCloseable {
                 return new Message.TxIds(id, tm.keepAlive(keepAlive.txIds()));
             } else if (request instanceof Message.GetTimestamp) {
                 return new Message.Timestamp(id, tm.timestamp());
+            } else if (request instanceof Message.GetStatusReport) {
+                return new Message.Report(id, statusReport());
             } else if (request instanceof Message.GetHorizon) {
                 io.phoenixtxn.tm.Horizon horizon = tm.horizon();
                 return new Message.HorizonIs(id, horizon.gc(), horizon.commitPointSafe());
@@ -115,6 +126,14 @@ final class RequestDispatcher implements AutoCloseable {
         } catch (TmException | RuntimeException e) {
             return errorReply(request, e);
         }
+    }
+
+    /** The TM's {@link io.phoenixtxn.tm.TmStatus} lines (a TM other than the core reports its class), then ours. */
+    private String statusReport() {
+        String tmLines = tm instanceof io.phoenixtxn.tm.TransactionManagerCore core
+                ? core.status(MAX_LISTED_TRANSACTIONS).toText()
+                : "tm=" + tm.getClass().getName() + "\n";
+        return tmLines + "protocol.version=" + Protocol.VERSION + "\n" + serverFacts.get();
     }
 
     private static Message.ErrorReply errorReply(Message.Request request, Throwable failure) {

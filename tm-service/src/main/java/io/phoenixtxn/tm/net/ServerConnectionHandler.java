@@ -25,6 +25,8 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
     private final TmServerConfig config;
     /** Event-loop confined, like all state of this handler. */
     private boolean greeted;
+    /** The protocol version the client announced (event-loop confined, set once by its HELLO). */
+    private int version;
     private boolean closing;
     /** The hot requests read in this pass of the event loop, decided together when the pass ends. */
     private RequestBatch batch = new RequestBatch();
@@ -70,6 +72,9 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
             ctx.writeAndFlush(new Message.Pong(request.requestId()));
         } else if (request instanceof Message.Hello) {
             answerOrClose(ctx, request.requestId(), "duplicate HELLO: the handshake of this connection is done");
+        } else if (request instanceof Message.GetStatusReport && version < 5) {
+            answerOrClose(ctx, request.requestId(), "STATUS_REPORT needs protocol version 5; this connection"
+                    + " announced version " + version);
         } else {
             dispatcher.dispatch(ctx.channel(), request);
         }
@@ -98,14 +103,15 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
         } else if (hello.magic() != Protocol.MAGIC) {
             closeWithError(ctx, id, String.format("HELLO magic 0x%08X is not %s; the peer is not a phoenix-txn TM"
                     + " client", hello.magic(), Protocol.MAGIC_TEXT));
-        } else if (hello.version() != Protocol.VERSION) {
+        } else if (hello.version() < Protocol.MIN_VERSION || hello.version() > Protocol.VERSION) {
             closeWithError(ctx, id, "TM protocol version mismatch: the client speaks version " + hello.version()
-                    + ", this server speaks version " + Protocol.VERSION + "; run client and server of matching"
-                    + " releases");
+                    + ", this server speaks versions " + Protocol.MIN_VERSION + " to " + Protocol.VERSION
+                    + "; run client and server of matching releases");
         } else {
             greeted = true;
-            LOG.debug("TM client {} connected", ctx.channel().remoteAddress());
-            ctx.writeAndFlush(new Message.HelloOk(id, Protocol.VERSION, config.idleTimeoutSeconds()));
+            version = hello.version();
+            LOG.debug("TM client {} connected (protocol version {})", ctx.channel().remoteAddress(), version);
+            ctx.writeAndFlush(new Message.HelloOk(id, version, config.idleTimeoutSeconds()));
         }
     }
 
@@ -153,11 +159,13 @@ final class ServerConnectionHandler extends SimpleChannelInboundHandler<ByteBuf>
             closeWithError(ctx, Protocol.CONNECTION_REQUEST_ID, "corrupt frame length (" + cause.getMessage()
                     + "); the peer is not speaking the TM protocol or the stream is corrupt");
         } else if (Failures.hasCause(cause, NotSslRecordException.class)) {
-            closeQuietly(ctx, "a plain-text client on this TLS port; set " + RemoteTmConfig.TLS_ENABLED
+            closeQuietly(ctx, "not a TLS record before the handshake (a plain-text client, or garbage) on this TLS"
+                    + " port; set " + (config.mutualTls() ? TmTls.ENABLED : RemoteTmConfig.TLS_ENABLED)
                     + "=true on the client");
         } else if (Failures.hasCause(cause, SSLException.class)) {
             closeQuietly(ctx, "TLS failure (" + Failures.describe(cause) + "); does the client have TLS enabled"
-                    + " and trust this server's certificate?");
+                    + " and trust this server's certificate?" + (config.mutualTls() ? " This server requires a client"
+                    + " certificate that its trust store (" + TmTls.TRUSTSTORE_LOCATION + ") accepts" : ""));
         } else if (cause instanceof IOException) {
             // Resets and broken pipes: the client went away, nothing to answer.
             LOG.debug("TM connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());

@@ -59,8 +59,10 @@ public final class TmServer implements AutoCloseable {
                 true));
         EventLoopGroup ioGroup = Transports.eventLoops(config.ioThreads(), new DefaultThreadFactory(
                 "phoenix-txn-tm-io", true), config.spinMicros());
-        RequestDispatcher dispatcher = new RequestDispatcher(tm, config.workerThreads());
         ChannelGroup connections = new DefaultChannelGroup("tm-connections", GlobalEventExecutor.INSTANCE);
+        java.util.concurrent.atomic.AtomicReference<Object> bound = new java.util.concurrent.atomic.AtomicReference<>();
+        RequestDispatcher dispatcher = new RequestDispatcher(tm, config.workerThreads(),
+                () -> "server.address=" + bound.get() + "\nserver.connections=" + connections.size() + "\n");
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(Transports.serverChannel())
@@ -86,6 +88,7 @@ public final class TmServer implements AutoCloseable {
                     bind.cause());
         }
         TmServer server = new TmServer(acceptGroup, ioGroup, dispatcher, connections, bind.channel());
+        bound.set(server.address.getHostString() + ":" + server.address.getPort());
         LOG.info("TM server listening on {} ({}, {} transport)", server.address, config, Transports.name());
         return server;
     }

@@ -17,14 +17,15 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * Netty's native epoll transport on Linux when its library loads, NIO everywhere else (or when the system property
- * {@value #NIO_PROPERTY} is true). Epoll costs fewer system calls per batch of frames and per wake-up of an event
+ * {@link #NIO_PROPERTY} is true). Epoll costs fewer system calls per batch of frames and per wake-up of an event
  * loop, which is most of what a TM round trip costs. Server and client choose independently; they interoperate.
  */
 final class Transports {
     /** Forces NIO (e.g. to compare, or where a native library must not be loaded). */
-    static final String NIO_PROPERTY = "phoenix.txn.tm.netty.nio";
+    static final String NIO_PROPERTY = io.phoenixtxn.tm.TxnSettings.TM_NETTY_NIO.key();
 
-    private static final boolean EPOLL = !Boolean.getBoolean(NIO_PROPERTY) && epollLoads();
+    private static final boolean EPOLL = !io.phoenixtxn.tm.TxnSettings.TM_NETTY_NIO.get(System::getProperty)
+            && epollLoads();
 
     private Transports() {
     }

@@ -72,6 +72,8 @@ final class WireCodec {
                 return 1 + 8;
             case ERROR:
                 return ByteBufUtil.utf8Bytes(errorText);
+            case REPORT:
+                return ByteBufUtil.utf8Bytes(((Message.Report) message).text());
             default:
                 return 0;
         }
@@ -101,6 +103,8 @@ final class WireCodec {
             out.writeByte(st.kind().wireCode()).writeLong(st.commitTs());
         } else if (message instanceof Message.ErrorReply) {
             out.writeCharSequence(errorText, StandardCharsets.UTF_8);
+        } else if (message instanceof Message.Report r) {
+            out.writeCharSequence(r.text(), StandardCharsets.UTF_8);
         } else if (message instanceof Message.Finished f) {
             writeLongs(f.txIds(), out);
         } else if (message instanceof Message.KeepAlive k) {
@@ -193,6 +197,12 @@ final class WireCodec {
             case NEW_TIMESTAMP:
                 expectPayload(type, id, body, 0);
                 return new Message.GetTimestamp(id);
+            case STATUS_REPORT:
+                expectPayload(type, id, body, 0);
+                return new Message.GetStatusReport(id);
+            case REPORT:
+                return new Message.Report(id, body.readCharSequence(body.readableBytes(),
+                        StandardCharsets.UTF_8).toString());
             case DONE:
                 expectPayload(type, id, body, 0);
                 return new Message.Done(id);

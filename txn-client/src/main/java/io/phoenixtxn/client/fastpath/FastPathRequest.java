@@ -20,6 +20,16 @@ import java.util.List;
  * </pre>
  */
 public final class FastPathRequest {
+    /** The fast path's write modes (architecture review 4.9: named, not told apart by a sentinel or a null). */
+    public enum Mode {
+        /** bwc: the columns, above whatever is committed ({@link #NO_BOUND}). */
+        BLIND,
+        /** wc: the columns, only if nothing committed to the row above the bound (the version br returned). */
+        CONDITIONAL,
+        /** brwc: what a named server-side function computes from the row's latest committed values. */
+        FUNCTION
+    }
+
     /** The bound of a blind write: whatever is committed, the write goes above it. */
     public static final long NO_BOUND = Long.MAX_VALUE;
     private static final byte FORMAT = 1;
@@ -51,6 +61,10 @@ public final class FastPathRequest {
 
     public long bound() {
         return bound;
+    }
+
+    public Mode mode() {
+        return function != null ? Mode.FUNCTION : bound == NO_BOUND ? Mode.BLIND : Mode.CONDITIONAL;
     }
 
     /** The columns of a write; empty for a function. */
@@ -149,7 +163,10 @@ public final class FastPathRequest {
 
     @Override
     public String toString() {
-        return (function != null ? "brwc " + function : "write " + columns)
-                + (bound == NO_BOUND ? "" : " if nothing committed above " + bound);
+        return switch (mode()) {
+            case BLIND -> "bwc " + columns;
+            case CONDITIONAL -> "wc " + columns + " if nothing committed above " + bound;
+            case FUNCTION -> "brwc " + function;
+        };
     }
 }

@@ -19,7 +19,7 @@ import java.io.IOException;
  */
 public final class FastPathSwitch {
     /** Descriptor attribute; "true" enables the fast path. Absent or anything else: disabled. */
-    public static final String ATTRIBUTE = "phoenix.txn.fastpath";
+    public static final String ATTRIBUTE = io.phoenixtxn.tm.TxnSettings.FASTPATH_TABLE_ATTRIBUTE.key();
 
     private FastPathSwitch() {
     }

@@ -20,10 +20,11 @@ import java.util.List;
  *
  * <ul>
  *   <li>A write (bwc, wc, brwc) rides on an {@link Increment} of one placeholder column ({@link #CARRIER_QUALIFIER},
- *       time range [0, 1): nothing is read for it) carrying the {@link FastPathRequest} in {@link #WRITE}. HBase runs
- *       an increment under the row's exclusive lock (puts take it shared), returns a result, and, with the nonce its
- *       client adds, applies a resent increment once. The observer replaces the increment's cells with the write's
- *       data and commit cells at one new version, and its result with the written cells.</li>
+ *       time range [0, 1)) carrying the {@link FastPathRequest} in {@link #WRITE}. HBase runs an increment under the
+ *       row's exclusive lock (puts take it shared), returns a result, and, with the nonce its client adds, applies a
+ *       resent increment once. The observer removes the placeholder column before the row is locked (so HBase reads
+ *       nothing for it), adds the write's data and commit cells at one new version to the carrier's batch, and
+ *       replaces its result with the written cells.</li>
  *   <li>A read (brc, br) is a {@link Get} carrying {@link #READ}; the observer answers it itself.</li>
  *   <li>Every answer ends with one outcome cell ({@link #OUTCOME_FAMILY}): whether a write was applied, and the
  *       version (a write's new version, or the row's newest committed version for a read and an unapplied brwc).

@@ -1,0 +1,324 @@
+package io.phoenixtxn.it.fastpath;
+
+import io.phoenixtxn.client.fastpath.FastPathAbortedException.Reason;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
+import io.phoenixtxn.index.IndexBuildHooks;
+import io.phoenixtxn.it.SharedStack;
+import io.phoenixtxn.phoenix.FastPathRoutingStats;
+import io.phoenixtxn.phoenix.RoutingHooks;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Phoenix statements routed onto the fast path by the provider (design.md sec. 4.11, Phoenix mapping), applications
+ * changing nothing: an auto-commit single-row UPSERT VALUES or DELETE by primary key of a fast-path table without
+ * index is one bwc and never begins at the TM; everything else keeps the regular path, begun lazily; a fast-path
+ * abort is retried as a regular transaction; a FENCED refusal (an index being created) is Phoenix's 523, whose retry
+ * maintains the new index.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class PhoenixFastPathRoutingIT {
+
+    @AfterEach
+    void restoreHooks() {
+        IndexBuildHooks.install(IndexBuildHooks.NONE);
+        RoutingHooks.install(RoutingHooks.NONE);
+    }
+
+    /** A transactional table (K BIGINT key, V VARCHAR), its fast path on or off. */
+    private static String table(String prefix, boolean fastPath, String extraOptions) throws Exception {
+        String table = SharedStack.uniqueTable(prefix);
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true"
+                    + extraOptions);
+        }
+        if (fastPath) {
+            try (Admin admin = FastPathFixture.hbase().getAdmin()) {
+                FastPathSwitch.enable(admin, TableName.valueOf(table));
+            }
+        }
+        return table;
+    }
+
+    private static Connection autoCommit() throws SQLException {
+        Connection c = SharedStack.connect();
+        c.setAutoCommit(true);
+        return c;
+    }
+
+    private record Counts(long tmBegins, long fastPathWrites, long withoutTm, long tentative, long fenced) {
+        static Counts now() {
+            return new Counts(FastPathRoutingStats.tmBegins(), FastPathRoutingStats.fastPathWrites(),
+                    FastPathRoutingStats.endedWithoutTm(), FastPathRoutingStats.aborts(Reason.TENTATIVE_VERSION),
+                    FastPathRoutingStats.aborts(Reason.FENCED));
+        }
+
+        Counts since(Counts before) {
+            return new Counts(tmBegins - before.tmBegins, fastPathWrites - before.fastPathWrites,
+                    withoutTm - before.withoutTm, tentative - before.tentative, fenced - before.fenced);
+        }
+    }
+
+    @Test
+    void autoCommitSingleRowUpsertAndDeleteOfAFastPathTableAreBwcWithoutATmBegin() throws Exception {
+        String table = table("FPR_UPSERT", true, "");
+        try (Connection c = autoCommit(); Statement s = c.createStatement()) {
+            Counts before = Counts.now();
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one')"));
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (2, 'two')"));
+            assertEquals(1, s.executeUpdate("DELETE FROM " + table + " WHERE K = 2"));
+            Counts used = Counts.now().since(before);
+            assertEquals(0, used.tmBegins(), "no statement began a transaction at the TM: " + used);
+            assertEquals(3, used.fastPathWrites(), "each statement was one bwc: " + used);
+            assertEquals(3, used.withoutTm(), used.toString());
+
+            Counts beforeRead = Counts.now();
+            assertEquals(Map.of(1L, "one"), rows(s, "SELECT K, V FROM " + table), "a later reader sees them");
+            assertEquals(1, Counts.now().since(beforeRead).tmBegins(), "a read needs a snapshot: one TM begin");
+        }
+    }
+
+    @Test
+    void aTableWithAnIndexAndATableWithoutTheSwitchTakeTheRegularPath() throws Exception {
+        String indexed = table("FPR_INDEXED", true, "");
+        String index = indexed + "_IDX";
+        String plain = table("FPR_PLAIN", false, "");
+        try (Connection c = autoCommit(); Statement s = c.createStatement()) {
+            s.execute("CREATE INDEX " + index + " ON " + indexed + " (V)");
+            try (Admin admin = FastPathFixture.hbase().getAdmin()) {
+                // even switched on by mistake: the client sees the index and never routes the table
+                FastPathSwitch.enable(admin, TableName.valueOf(indexed));
+            }
+            Counts before = Counts.now();
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + indexed + " VALUES (1, 'one')"));
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + plain + " VALUES (1, 'one')"));
+            Counts used = Counts.now().since(before);
+            assertEquals(0, used.fastPathWrites(), used.toString());
+            assertEquals(2, used.tmBegins(), "each statement began at the TM: " + used);
+            assertEquals(rows(s, "SELECT /*+ NO_INDEX */ K, V FROM " + indexed),
+                    rows(s, "SELECT /*+ INDEX(" + indexed + " " + index + ") */ K, V FROM " + indexed
+                            + " WHERE V IS NOT NULL"), "the index equals the table");
+            assertEquals(Map.of(1L, "one"), rows(s, "SELECT K, V FROM " + plain));
+        }
+    }
+
+    @Test
+    void multiRowAndReadingStatementsOfAFastPathTableTakeTheRegularPath() throws Exception {
+        String table = table("FPR_MULTI", true, "");
+        try (Connection c = autoCommit(); Statement s = c.createStatement()) {
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one')");
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (2, 'two')");
+            Counts before = Counts.now();
+            assertEquals(2, s.executeUpdate("UPSERT INTO " + table + " SELECT K + 10, V FROM " + table));
+            assertEquals(2, s.executeUpdate("DELETE FROM " + table + " WHERE K > 10"));
+            Counts used = Counts.now().since(before);
+            assertEquals(0, used.fastPathWrites(), used.toString());
+            assertEquals(2, used.tmBegins(), used.toString());
+            assertEquals(Map.of(1L, "one", 2L, "two"), rows(s, "SELECT K, V FROM " + table));
+        }
+    }
+
+    @Test
+    void aBwcOnARowWithATentativeVersionAbortsAndTheRegularRetryCommits() throws Exception {
+        String table = table("FPR_TENTATIVE", true, "");
+        try (Connection writer = SharedStack.connect(); Statement w = writer.createStatement();
+             Connection c = autoCommit(); Statement s = c.createStatement()) {
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'before')");
+            writer.setAutoCommit(false);
+            w.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'regular, open')");
+            w.executeQuery("SELECT COUNT(*) FROM " + table).close(); // sends the row: a tentative version of row 1
+
+            Counts before = Counts.now();
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'auto-commit')"));
+            Counts used = Counts.now().since(before);
+            assertEquals(1, used.tentative(), "the bwc met the open transaction's version: " + used);
+            assertEquals(0, used.fastPathWrites(), used.toString());
+            assertEquals(1, used.tmBegins(), "the provider retried it as one regular transaction: " + used);
+            assertEquals(Map.of(1L, "auto-commit"), rows(s, "SELECT K, V FROM " + table));
+
+            SQLException conflict = assertThrows(SQLException.class, writer::commit,
+                    "the open transaction's row was committed over after its start");
+            assertEquals(523, conflict.getErrorCode(), conflict.toString());
+            assertEquals(Map.of(1L, "auto-commit"), rows(s, "SELECT K, V FROM " + table));
+        }
+    }
+
+    @Test
+    void aFencedRefusalDuringCreateIndexIsA523WhosePhoenixRetryMaintainsTheIndex() throws Exception {
+        // The other client caches the table's metadata (UPDATE_CACHE_FREQUENCY) and its fast-path switch (a long
+        // belief): right after the index fence it still routes a row onto the fast path, and is refused.
+        String table = table("FPR_FENCE", true, ", UPDATE_CACHE_FREQUENCY=600000");
+        String index = table + "_IDX";
+        Properties longBeliefs = new Properties();
+        longBeliefs.setProperty("phoenix.txn.fastpath.switch.cache.ms", "600000");
+        SharedStack.routed(longBeliefs);
+        try (Connection other = DriverManager.getConnection(
+                SharedStack.get().jdbcUrl().replace("localhost", "localhost,127.0.0.1"), longBeliefs);
+             Statement o = other.createStatement()) {
+            other.setAutoCommit(true);
+            Counts warm = Counts.now();
+            for (int k = 0; k < 5; k++) {
+                o.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "')");
+            }
+            assertEquals(5, Counts.now().since(warm).fastPathWrites(), "the other client routes the table");
+
+            AtomicReference<Object> afterFence = new AtomicReference<>();
+            IndexBuildHooks.install(new IndexBuildHooks() {
+                @Override
+                public void afterFence(String physicalTable, long fence) {
+                    if (!physicalTable.equals(table)) {
+                        return;
+                    }
+                    try {
+                        Counts before = Counts.now();
+                        int updated = o.executeUpdate("UPSERT INTO " + table + " VALUES (100, 'after fence')");
+                        afterFence.set(new Object[] {updated, Counts.now().since(before)});
+                    } catch (Exception e) {
+                        afterFence.set(e);
+                    }
+                }
+            });
+            try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+                s.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+            }
+            IndexBuildHooks.install(IndexBuildHooks.NONE);
+
+            Object outcome = afterFence.get();
+            assertTrue(outcome instanceof Object[], "the statement after the fence succeeded: " + outcome);
+            Object[] result = (Object[]) outcome;
+            Counts used = (Counts) result[1];
+            assertEquals(1, result[0]);
+            assertEquals(1, used.fenced(), "the region server refused the stale route (FENCED -> 523): " + used);
+            assertEquals(0, used.fastPathWrites(), used.toString());
+            assertEquals(1, used.tmBegins(), "Phoenix's retry ran as a regular transaction: " + used);
+
+            Counts afterDdl = Counts.now();
+            o.executeUpdate("UPSERT INTO " + table + " VALUES (101, 'after the index')");
+            assertEquals(0, Counts.now().since(afterDdl).fastPathWrites(), "the table has an index now");
+        }
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            Map<Long, String> fromTable = rows(s, "SELECT /*+ NO_INDEX */ K, V FROM " + table);
+            Map<Long, String> fromIndex = rows(s, "SELECT /*+ INDEX(" + table + " " + index + ") */ K, V FROM "
+                    + table + " WHERE V IS NOT NULL");
+            assertEquals(7, fromTable.size(), fromTable.toString());
+            assertEquals("after fence", fromTable.get(100L));
+            assertEquals(fromTable, fromIndex, "the index equals the table");
+        }
+    }
+
+    /**
+     * The regular retry of an aborted bwc begins after the abort; an index created in between (fence below that
+     * start) is missing from the metadata the row was built from. The retry re-reads the fast-path switch after its
+     * start (CREATE INDEX turned it off before its fence) and aborts with 523; Phoenix's retry re-sends the row with
+     * the index's maintenance.
+     */
+    @Test
+    void anIndexCreatedBetweenABwcAbortAndItsRegularRetryIsMaintained() throws Exception {
+        String table = table("FPR_RETRY_FENCE", true, "");
+        String index = table + "_IDX";
+        try (Connection writer = SharedStack.connect(); Statement w = writer.createStatement();
+             Connection c = autoCommit(); Statement s = c.createStatement()) {
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'before')");
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (2, 'two')");
+            writer.setAutoCommit(false);
+            w.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'regular, open')");
+            w.executeQuery("SELECT COUNT(*) FROM " + table).close(); // a tentative version of row 1: bwc aborts
+
+            AtomicReference<Exception> ddl = new AtomicReference<>();
+            RoutingHooks.install(new RoutingHooks() {
+                @Override
+                public void beforeRegularRetry(TableName physical) {
+                    if (!physical.getNameAsString().equals(table)) {
+                        return;
+                    }
+                    RoutingHooks.install(RoutingHooks.NONE);
+                    // another client (its own metadata cache), so that Phoenix's retry finds the index new
+                    try (Connection other = SharedStack.connectAsAnotherClient();
+                         Statement o = other.createStatement()) {
+                        o.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+                    } catch (Exception e) {
+                        ddl.set(e);
+                    }
+                }
+            });
+            Counts before = Counts.now();
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'auto-commit')"));
+            RoutingHooks.install(RoutingHooks.NONE);
+            assertNull(ddl.get(), "CREATE INDEX in the hook");
+            Counts used = Counts.now().since(before);
+            assertEquals(1, used.tentative(), used.toString());
+            assertEquals(0, used.fastPathWrites(), used.toString());
+            writer.rollback();
+
+            Map<Long, String> fromTable = rows(s, "SELECT /*+ NO_INDEX */ K, V FROM " + table);
+            Map<Long, String> fromIndex = rows(s, "SELECT /*+ INDEX(" + table + " " + index + ") */ K, V FROM "
+                    + table + " WHERE V IS NOT NULL");
+            assertEquals(Map.of(1L, "auto-commit", 2L, "two"), fromTable);
+            assertEquals(fromTable, fromIndex, "the index equals the table");
+        }
+    }
+
+    @Test
+    void explicitTransactionsBeginAtOnceAndReadTheirOwnWrites() throws Exception {
+        String fast = table("FPR_EXPLICIT", true, "");
+        String plain = table("FPR_EXPLICIT_PLAIN", false, "");
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement();
+             Connection other = SharedStack.connect(); Statement o = other.createStatement()) {
+            c.setAutoCommit(false);
+            other.setAutoCommit(true); // each query its own snapshot
+            Counts before = Counts.now();
+            s.executeUpdate("UPSERT INTO " + fast + " VALUES (1, 'mine')");
+            s.executeUpdate("UPSERT INTO " + plain + " VALUES (1, 'mine too')");
+            assertEquals(Map.of(1L, "mine"), rows(s, "SELECT K, V FROM " + fast), "read your own writes");
+            assertEquals(Map.of(1L, "mine too"), rows(s, "SELECT K, V FROM " + plain));
+            assertEquals(Map.of(), rows(o, "SELECT K, V FROM " + fast), "not visible before commit");
+            c.commit();
+            Counts used = Counts.now().since(before);
+            assertEquals(0, used.fastPathWrites(), used.toString());
+            assertEquals(Map.of(1L, "mine"), rows(o, "SELECT K, V FROM " + fast));
+            assertEquals(Map.of(1L, "mine too"), rows(o, "SELECT K, V FROM " + plain));
+            c.rollback();
+        }
+    }
+
+    @Test
+    void anAutoCommitStatementWritingOnlyANonFastPathTableWorksAndARollbackOfNothingNeedsNoTm() throws Exception {
+        String plain = table("FPR_LAZY_PLAIN", false, "");
+        try (Connection c = autoCommit(); Statement s = c.createStatement()) {
+            Counts before = Counts.now();
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + plain + " VALUES (7, 'seven')"));
+            assertEquals(1, Counts.now().since(before).tmBegins());
+            assertEquals(Map.of(7L, "seven"), rows(s, "SELECT K, V FROM " + plain));
+            assertNull(rows(s, "SELECT K, V FROM " + plain + " WHERE K = 8").get(8L));
+        }
+    }
+
+    private static Map<Long, String> rows(Statement s, String query) throws SQLException {
+        Map<Long, String> rows = new TreeMap<>();
+        try (ResultSet r = s.executeQuery(query)) {
+            while (r.next()) {
+                rows.put(r.getLong(1), r.getString(2));
+            }
+        }
+        return rows;
+    }
+}
