@@ -2,6 +2,7 @@ package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.ObserverNames;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.tm.TxnSettings;
 import org.apache.hadoop.hbase.Coprocessor;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
@@ -50,7 +51,7 @@ final class ConversionFence {
     /** Phoenix's PhoenixTransactionContext.READ_NON_TX_DATA: the table was converted. */
     static final String PHOENIX_PRE_EXISTING_DATA = "data.tx.read.pre.existing";
     /** Descriptor value: the conversion's write fence, drawn after the switch. */
-    static final String COMMITTED_BELOW = "phoenix.txn.committed.below";
+    static final String COMMITTED_BELOW = TxnSettings.COMMITTED_BELOW_TABLE_ATTRIBUTE.key();
 
     /** Phoenix's QueryServices.COPROCESSOR_PRIORITY_ATTRIB and its default (QueryServicesOptions). */
     static final String PHOENIX_COPROCESSOR_PRIORITY = "phoenix.coprocessor.priority";
