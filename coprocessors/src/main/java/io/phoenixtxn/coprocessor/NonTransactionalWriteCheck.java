@@ -1,11 +1,14 @@
 package io.phoenixtxn.coprocessor;
 
+import io.phoenixtxn.client.fastpath.FastPathWire;
 import io.phoenixtxn.snapshot.PreTransactionalCells;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.Delete;
+import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Mutation;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
@@ -22,7 +25,9 @@ import java.util.List;
  * bound fails the whole batch, before anything is applied; a transactional write (every cell at a TM timestamp)
  * passes. The refusal reads as Phoenix's SQL error 523 (Phoenix rebuilds it from the "ERROR 523 (42900)" text),
  * which applications already retry: a re-run statement resolves the table again and writes it transactionally.
- * Increments are left to the fast path, which stamps its own versions.
+ * HBase's own read-modify-writes (Append, an Increment that is not a fast-path carrier) are refused alike, and so is
+ * a Delete of a column's newest version without a timestamp, before HBase picks that version
+ * ({@link #verifyLatestVersionDelete}); a fast-path carrier passes (it stamps its own versions, above the bound).
  */
 final class NonTransactionalWriteCheck {
     private final PreTransactionalCells rule;
@@ -43,7 +48,16 @@ final class NonTransactionalWriteCheck {
     }
 
     void verify(Mutation mutation) throws IOException {
-        if (!rule.converted() || !(mutation instanceof Put || mutation instanceof Delete)) {
+        if (!rule.converted()) {
+            return;
+        }
+        if (mutation instanceof Append || mutation instanceof Increment increment
+                && FastPathWire.requestOf(increment) == null) {
+            // HBase's own read-modify-writes: versions at the server's time, outside any transaction. A fast-path
+            // carrier is an increment too, but writes its own versions (above the bound) in preBatchMutate.
+            throw refused(HConstants.LATEST_TIMESTAMP);
+        }
+        if (!(mutation instanceof Put || mutation instanceof Delete)) {
             return;
         }
         if (mutation.getFamilyCellMap().isEmpty()) {
@@ -56,6 +70,17 @@ final class NonTransactionalWriteCheck {
                     throw refused(version);
                 }
             }
+        }
+    }
+
+    /**
+     * prePrepareTimeStampForDeleteVersion: a Delete.addColumn without a timestamp. HBase gives it the column's newest
+     * version before preBatchMutate, which may be a transaction's (above the bound): it would pass {@link #verify}
+     * and delete a committed transactional version outside any transaction. Refused here, before HBase picks.
+     */
+    void verifyLatestVersionDelete(Mutation delete, Cell marker) throws IOException {
+        if (rule.converted()) {
+            throw refused(marker.getTimestamp());
         }
     }
 

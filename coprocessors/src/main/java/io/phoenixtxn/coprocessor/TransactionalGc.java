@@ -111,7 +111,8 @@ final class TransactionalGc {
         long expiredBelow = expiredBelow(store.getColumnFamilyDescriptor(), horizon);
         GcScanner.Streaming streaming = streamingDisabled || config.streamMaxCells() == 0
                 || !(store instanceof HStore hstore) ? null
-                : new GcScanner.Streaming(new StreamedRowGc(horizon.gc(), expiredBelow, major),
+                : new GcScanner.Streaming(new StreamedRowGc(horizon.gc(), expiredBelow, major,
+                        preTransactional),
                         new StoreCompactionInput(hstore, request, hstore.getSmallestReadPoint()),
                         config.streamMaxCells(), this::disagreed);
         GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(), expiredBelow, major,

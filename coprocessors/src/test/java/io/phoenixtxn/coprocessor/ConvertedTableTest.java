@@ -4,6 +4,9 @@ import io.phoenixtxn.client.CommitResolver;
 import io.phoenixtxn.client.InMemoryCommitTable;
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.client.ScriptedTm;
+import io.phoenixtxn.client.fastpath.ColumnValue;
+import io.phoenixtxn.client.fastpath.FastPathRequest;
+import io.phoenixtxn.client.fastpath.FastPathWire;
 import io.phoenixtxn.snapshot.FamilyGc;
 import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.Snapshot;
@@ -17,6 +20,7 @@ import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.KeyValue;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
@@ -208,9 +212,36 @@ class ConvertedTableTest {
         check.verify(new Put(row).addColumn(f, Q1, tx(NOW), Bytes.toBytes("x"))
                 .addColumn(f, OnDiskLayout.commitQualifier(Q1), tx(NOW), Bytes.toBytes(tx(NOW) + 950)));
         check.verify(new Delete(row).addColumn(f, Q1, tx(NOW) + 1)); // a rollback removes its exact versions
-        check.verify(new Increment(row).addColumn(f, Q1, 1)); // the fast path stamps its own versions
+        check.verify(FastPathWire.carrier(row, FastPathRequest.write(FastPathRequest.NO_BOUND,
+                List.of(new ColumnValue(f, Q1, Bytes.toBytes(1L)))), null)); // the fast path stamps its own versions
         new NonTransactionalWriteCheck(PreTransactionalCells.NONE, TableName.valueOf("T"))
                 .verify(new Put(row).addColumn(f, Q1, Bytes.toBytes("x")));
+    }
+
+    @Test
+    void aConvertedTableRefusesHBasesOwnReadModifyWritesAndLatestVersionDeletes() throws IOException {
+        // Review item 1: these reach preBatchMutate with versions HBase chose (an increment or append is stamped with
+        // the server's time, a Delete.addColumn without a timestamp with the column's newest version, which may be a
+        // transaction's): none of them is a transactional write.
+        NonTransactionalWriteCheck check = new NonTransactionalWriteCheck(PreTransactionalCells.CONVERTED,
+                TableName.valueOf("T"));
+        byte[] row = {1};
+        byte[] f = {'f'};
+        for (org.apache.hadoop.hbase.client.Mutation plain : List.<org.apache.hadoop.hbase.client.Mutation>of(
+                new Increment(row).addColumn(f, Q1, 1), new Append(row).addColumn(f, Q1, Bytes.toBytes("x")))) {
+            DoNotRetryIOException e = assertThrows(DoNotRetryIOException.class, () -> check.verify(plain),
+                    plain.getClass().getSimpleName());
+            assertTrue(e.getMessage().startsWith("ERROR 523 (42900): Table T was made transactional"), e.getMessage());
+        }
+        Delete newestVersion = new Delete(row).addColumn(f, Q1); // HBase picks the version under the row lock
+        Cell marker = newestVersion.getFamilyCellMap().get(f).get(0);
+        DoNotRetryIOException e = assertThrows(DoNotRetryIOException.class,
+                () -> check.verifyLatestVersionDelete(newestVersion, marker));
+        assertTrue(e.getMessage().contains("was made transactional"), e.getMessage());
+        NonTransactionalWriteCheck plainTable = new NonTransactionalWriteCheck(PreTransactionalCells.NONE,
+                TableName.valueOf("T"));
+        plainTable.verify(new Increment(row).addColumn(f, Q1, 1));
+        plainTable.verifyLatestVersionDelete(newestVersion, marker);
     }
 
     // ---- helpers -------------------------------------------------------------------------------------------------

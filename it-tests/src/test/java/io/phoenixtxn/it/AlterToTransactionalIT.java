@@ -10,6 +10,8 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.phoenix.schema.types.PLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,8 +38,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class AlterToTransactionalIT {
+    /** TxnSettings.ALTER_TO_TRANSACTIONAL: converting a live table is opt-in per JVM. */
+    private static final String OPT_IN = "phoenix.txn.alter.to.transactional";
+
     private String table;
     private String index;
+
+    @BeforeAll
+    static void optIn() {
+        System.setProperty(OPT_IN, "true");
+    }
+
+    @AfterAll
+    static void optOut() {
+        System.clearProperty(OPT_IN);
+    }
 
     @BeforeEach
     void createNonTransactionalTableWithRows() throws Exception {
@@ -71,6 +86,20 @@ class AlterToTransactionalIT {
     }
 
     @Test
+    void withoutTheOptInTheAlterIsRefusedAndTheTableStaysAsItWas() throws Exception {
+        System.clearProperty(OPT_IN);
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            assertThrows(SQLException.class, () -> s.execute("ALTER TABLE " + table + " SET TRANSACTIONAL=true"));
+        } finally {
+            System.setProperty(OPT_IN, "true");
+        }
+        try (Table raw = SharedStack.get().hbase().getConnection().getTable(TableName.valueOf(table))) {
+            assertEquals(null, raw.getDescriptor().getValue("data.tx.read.pre.existing"));
+        }
+        assertEquals(BEFORE_SWITCH, plainRows(), "still a non-transactional table with its rows");
+    }
+
+    @Test
     void preSwitchRowsAreReadByLaterTransactionsAndSnapshotIsolationHoldsFromThen() throws Exception {
         switchToTransactional();
         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
@@ -101,6 +130,18 @@ class AlterToTransactionalIT {
             s.executeUpdate("DELETE FROM " + table + " WHERE K = 2"); // a pre-switch row deleted transactionally
             s.executeUpdate("UPSERT INTO " + table + " VALUES (3, 'v3-tx', 303)");
             c.commit();
+        }
+        // A plain HBase delete of a column's newest version (no timestamp: HBase would pick row 3's transactional
+        // version) and an HBase increment are refused too.
+        try (Table raw = SharedStack.get().hbase().getConnection().getTable(TableName.valueOf(table))) {
+            java.io.IOException refused = assertThrows(java.io.IOException.class, () -> raw.delete(
+                    new org.apache.hadoop.hbase.client.Delete(key(3)).addColumn(Bytes.toBytes("0"),
+                            Bytes.toBytes("V"))));
+            assertTrue(String.valueOf(refused).contains("was made transactional"), String.valueOf(refused));
+            refused = assertThrows(java.io.IOException.class, () -> raw.increment(
+                    new org.apache.hadoop.hbase.client.Increment(key(3)).addColumn(Bytes.toBytes("0"),
+                            Bytes.toBytes("COUNTER"), 1)));
+            assertTrue(String.valueOf(refused).contains("was made transactional"), String.valueOf(refused));
         }
         Map<Long, String> expected = new TreeMap<>(BEFORE_SWITCH);
         expected.put(1L, "v1|102");
@@ -200,6 +241,12 @@ class AlterToTransactionalIT {
             assertTrue(indexTable.isTransactional(), "Phoenix made the index transactional");
             assertEquals(org.apache.phoenix.transaction.TransactionFactory.Provider.NOTAVAILABLE,
                     indexTable.getTransactionProvider(), "... without a provider (reads say 1092)");
+        }
+    }
+
+    private Map<Long, String> plainRows() throws SQLException {
+        try (Connection c = SharedStack.connect()) {
+            return IndexChecks.rows(c, "SELECT /*+ NO_INDEX */ K, V, N FROM " + table);
         }
     }
 
