@@ -4,9 +4,11 @@ import io.phoenixtxn.client.ObserverNames;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.tm.TxnSettings;
 import org.apache.hadoop.hbase.Coprocessor;
+import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
+import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptor;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.slf4j.Logger;
@@ -63,6 +65,24 @@ final class ConversionFence {
     /** How long a transactional use waits for Phoenix's modifyTable to put our observer on the table. */
     static final long OBSERVER_WAIT_MS = 60_000;
 
+    /** What completing a switch needs of HBase and the TM; a seam for tests. */
+    interface Cluster {
+        /** The table's descriptor as the master has it now. */
+        TableDescriptor descriptor(TableName table) throws IOException;
+
+        /** Admin.modifyTable: returns once every region of the table reopened with {@code descriptor}. */
+        void modify(TableDescriptor descriptor) throws IOException;
+
+        /** Draws a TM write fence on the table: transactions that began before it abort if they write it. */
+        long fence(TableName table) throws IOException;
+
+        /** Which incarnation of the table this is: a table dropped and created again under its name has another. */
+        long incarnation(TableName table) throws IOException;
+
+        /** Phoenix's coprocessor priority (QueryServices.COPROCESSOR_PRIORITY_ATTRIB); ours go 10 below it. */
+        int phoenixCoprocessorPriority();
+    }
+
     private static final Set<TableName> SETTLED = ConcurrentHashMap.newKeySet();
 
     private ConversionFence() {
@@ -73,6 +93,10 @@ final class ConversionFence {
      * once after that.
      */
     static void ensure(TxnClient client, TableName table) throws IOException {
+        ensure(new HBaseCluster(client), table);
+    }
+
+    static void ensure(Cluster cluster, TableName table) throws IOException {
         if (SETTLED.contains(table)) {
             return;
         }
@@ -80,29 +104,66 @@ final class ConversionFence {
             if (SETTLED.contains(table)) {
                 return;
             }
-            try (Admin admin = client.connection().getAdmin()) {
-                TableDescriptor descriptor = awaitSwitch(admin, table);
-                if (descriptor == null) {
-                    return; // not a table of ours: ObserverCheck refuses its reads with the reason
-                }
-                if (isConverted(descriptor) && descriptor.getValue(COMMITTED_BELOW) == null) {
-                    if (!hasOurObserver(descriptor)) {
-                        // First the observers, on their own: the fence's modifyTable below then starts only once
-                        // every region runs with them, which is what its value tells other clients.
-                        TableDescriptorBuilder withObservers = TableDescriptorBuilder.newBuilder(descriptor);
-                        installObservers(descriptor, withObservers, client.connection().getConfiguration()
-                                .getInt(PHOENIX_COPROCESSOR_PRIORITY, DEFAULT_PHOENIX_COPROCESSOR_PRIORITY) - 10);
-                        admin.modifyTable(withObservers.build()); // returns once every region reopened with it
-                        descriptor = admin.getDescriptor(table);
-                    }
-                    long fence = client.fence(table);
-                    admin.modifyTable(TableDescriptorBuilder.newBuilder(descriptor)
-                            .setValue(COMMITTED_BELOW, Long.toString(fence)).build());
-                    LOG.info("{} was made transactional: write fence at {}; transactions that began before it"
-                            + " abort if they write the table", table, fence);
-                }
-                SETTLED.add(table);
+            TableDescriptor descriptor = awaitSwitch(cluster, table);
+            if (descriptor == null) {
+                return; // not a table of ours: ObserverCheck refuses its reads with the reason
             }
+            if (isConverted(descriptor) && descriptor.getValue(COMMITTED_BELOW) == null) {
+                if (!hasOurObserver(descriptor)) {
+                    TableDescriptorBuilder withObservers = TableDescriptorBuilder.newBuilder(descriptor);
+                    installObservers(descriptor, withObservers, cluster.phoenixCoprocessorPriority() - 10);
+                    cluster.modify(withObservers.build());
+                    descriptor = cluster.descriptor(table);
+                }
+                long fence = cluster.fence(table);
+                cluster.modify(TableDescriptorBuilder.newBuilder(descriptor)
+                        .setValue(COMMITTED_BELOW, Long.toString(fence)).build());
+                LOG.info("{} was made transactional: write fence at {}; transactions that began before it"
+                        + " abort if they write the table", table, fence);
+            }
+            SETTLED.add(table);
+        }
+    }
+
+    /** The cluster through a client's HBase connection (Admin) and TM. */
+    private static final class HBaseCluster implements Cluster {
+        private final TxnClient client;
+
+        HBaseCluster(TxnClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public TableDescriptor descriptor(TableName table) throws IOException {
+            try (Admin admin = client.connection().getAdmin()) {
+                return admin.getDescriptor(table);
+            }
+        }
+
+        @Override
+        public void modify(TableDescriptor descriptor) throws IOException {
+            try (Admin admin = client.connection().getAdmin()) {
+                admin.modifyTable(descriptor);
+            }
+        }
+
+        @Override
+        public long fence(TableName table) throws IOException {
+            return client.fence(table);
+        }
+
+        /** The id of the table's first region (its creation time, or a split's): from the client's location cache. */
+        @Override
+        public long incarnation(TableName table) throws IOException {
+            try (RegionLocator locator = client.connection().getRegionLocator(table)) {
+                return locator.getRegionLocation(HConstants.EMPTY_START_ROW).getRegion().getRegionId();
+            }
+        }
+
+        @Override
+        public int phoenixCoprocessorPriority() {
+            return client.connection().getConfiguration().getInt(PHOENIX_COPROCESSOR_PRIORITY,
+                    DEFAULT_PHOENIX_COPROCESSOR_PRIORITY);
         }
     }
 
@@ -140,11 +201,11 @@ final class ConversionFence {
      * modifyTable without waiting for it (no polling for a property-only ALTER): for a moment the descriptor lags.
      * Waits up to {@value #OBSERVER_WAIT_MS} ms for it, then gives up (null).
      */
-    private static TableDescriptor awaitSwitch(Admin admin, TableName table) throws IOException {
+    private static TableDescriptor awaitSwitch(Cluster cluster, TableName table) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(OBSERVER_WAIT_MS);
         long pauseMs = 10;
         while (true) {
-            TableDescriptor descriptor = admin.getDescriptor(table);
+            TableDescriptor descriptor = cluster.descriptor(table);
             if (hasOurObserver(descriptor) || isConverted(descriptor)) {
                 return descriptor;
             }
