@@ -7,6 +7,8 @@ import org.apache.hadoop.hbase.Coprocessor;
 import org.apache.hadoop.hbase.HConstants;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptor;
+import org.apache.hadoop.hbase.client.ColumnFamilyDescriptorBuilder;
 import org.apache.hadoop.hbase.client.CoprocessorDescriptorBuilder;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.TableDescriptor;
@@ -36,22 +38,27 @@ import java.util.concurrent.TimeUnit;
  * <p>The same step completes the switch for readers. Phoenix's ALTER returns without waiting for its modifyTable
  * (a property-only ALTER does not poll), so HBase may still be reopening regions without our observer (a
  * transactional read there would see uncommitted cells, and a plain write there is still accepted). And without a
- * TRANSACTION_PROVIDER in the statement, Phoenix 5.2.1 sets its marker but installs no observer at all: then the
- * first transactional user installs them ({@link #installObservers}) in a modifyTable of its own. Our modifyTable of
- * the fence's value is a procedure on the same table, which HBase runs only after the one that installed the
- * observers has reopened every region, and {@link Admin#modifyTable} returns once its own reopen is done; while it
- * runs, each region holds the earlier descriptor or ours, both with our observer. So every transactional read and
- * write of a converted table waits, in each JVM once, until the descriptor carries {@value #COMMITTED_BELOW},
- * completing the switch if nobody has; from then on every region filters snapshots and refuses plain writes.
+ * TRANSACTION_PROVIDER in the statement, Phoenix 5.2.1 sets its marker but installs no observer at all. So the first
+ * transactional user issues a modifyTable of its own first, a barrier ({@link #complete}): HBase 2.6.1 runs a
+ * table's modify procedures one at a time (HBASE-28683) and {@link Admin#modifyTable} returns once its own reopen is
+ * done, so when it returns every region runs our observer (installed by Phoenix, or by this barrier) and refuses
+ * plain writes. Only then is the fence drawn, and then recorded. Every modifyTable starts from the descriptor as the
+ * master has it at that moment. The barrier also moves an HBase family TTL into Phoenix's transactional TTL.
+ * Every transactional read and write of a converted table waits, in each JVM once per table incarnation, until the
+ * descriptor carries {@value #COMMITTED_BELOW}, completing the switch if nobody has.
  *
- * <p>Checked once per table and JVM: the marker is set with our observer and never removed (Phoenix refuses to
- * make a transactional table non-transactional), so a table seen with our observer and without the marker is a
- * table created transactional. A table without our observer yet (Phoenix's ALTER in progress) is looked at again.
+ * <p>Checked once per table incarnation and JVM (the table's first region id tells a table dropped and created again
+ * under the same name from the one before), under a lock per table: the marker is set with our observer and never
+ * removed (Phoenix refuses to make a transactional table non-transactional), so a table seen with our observer and
+ * without the marker is a table created transactional. A table without our observer yet (Phoenix's ALTER in
+ * progress) is looked at again.
  */
 final class ConversionFence {
     private static final Logger LOG = LoggerFactory.getLogger(ConversionFence.class);
     /** Phoenix's PhoenixTransactionContext.READ_NON_TX_DATA: the table was converted. */
     static final String PHOENIX_PRE_EXISTING_DATA = "data.tx.read.pre.existing";
+    /** Phoenix's PhoenixTransactionContext.PROPERTY_TTL: a transactional family's TTL in seconds (FamilyTtl). */
+    static final String PHOENIX_TRANSACTIONAL_TTL = "dataset.table.ttl";
     /** Descriptor value: the conversion's write fence, drawn after the switch. */
     static final String COMMITTED_BELOW = TxnSettings.COMMITTED_BELOW_TABLE_ATTRIBUTE.key();
 
@@ -83,7 +90,14 @@ final class ConversionFence {
         int phoenixCoprocessorPriority();
     }
 
-    private static final Set<TableName> SETTLED = ConcurrentHashMap.newKeySet();
+    /** A table as it exists now: its name and its incarnation (a table dropped and created again is another). */
+    private record Incarnation(TableName table, long id) {
+    }
+
+    /** Incarnations whose switch is complete or that were never converted: nothing more to do. */
+    private static final Set<Incarnation> SETTLED = ConcurrentHashMap.newKeySet();
+    /** One lock per table: a switch waiting for Phoenix (up to a minute) holds up the users of that table only. */
+    private static final ConcurrentHashMap<TableName, Object> LOCKS = new ConcurrentHashMap<>();
 
     private ConversionFence() {
     }
@@ -97,11 +111,12 @@ final class ConversionFence {
     }
 
     static void ensure(Cluster cluster, TableName table) throws IOException {
-        if (SETTLED.contains(table)) {
+        Incarnation incarnation = new Incarnation(table, cluster.incarnation(table));
+        if (SETTLED.contains(incarnation)) {
             return;
         }
-        synchronized (ConversionFence.class) {
-            if (SETTLED.contains(table)) {
+        synchronized (LOCKS.computeIfAbsent(table, t -> new Object())) {
+            if (SETTLED.contains(incarnation)) {
                 return;
             }
             TableDescriptor descriptor = awaitSwitch(cluster, table);
@@ -109,20 +124,70 @@ final class ConversionFence {
                 return; // not a table of ours: ObserverCheck refuses its reads with the reason
             }
             if (isConverted(descriptor) && descriptor.getValue(COMMITTED_BELOW) == null) {
-                if (!hasOurObserver(descriptor)) {
-                    TableDescriptorBuilder withObservers = TableDescriptorBuilder.newBuilder(descriptor);
-                    installObservers(descriptor, withObservers, cluster.phoenixCoprocessorPriority() - 10);
-                    cluster.modify(withObservers.build());
-                    descriptor = cluster.descriptor(table);
-                }
-                long fence = cluster.fence(table);
-                cluster.modify(TableDescriptorBuilder.newBuilder(descriptor)
-                        .setValue(COMMITTED_BELOW, Long.toString(fence)).build());
-                LOG.info("{} was made transactional: write fence at {}; transactions that began before it"
-                        + " abort if they write the table", table, fence);
+                complete(cluster, table);
             }
-            SETTLED.add(table);
+            SETTLED.add(incarnation);
         }
+    }
+
+    /**
+     * The switch's last steps, each modifyTable from the descriptor as the master has it right then (another
+     * client's change since, such as CREATE INDEX turning the fast path off, is kept):
+     * <ol>
+     *   <li>a barrier: a modifyTable of our own, which also adds what Phoenix left out (our observers) and moves an
+     *       HBase TTL into Phoenix's transactional TTL ({@link #withoutHBaseTtl}). HBase 2.6.1 runs a table's modify
+     *       procedures one at a time (HBASE-28683) and {@link Admin#modifyTable} returns once its own reopen is
+     *       done: when it returns, Phoenix's modifyTable is finished too and every region runs our observer, so
+     *       every region refuses plain writes and filters snapshots;</li>
+     *   <li>the TM write fence, drawn only then: every plain write is ordered before it;</li>
+     *   <li>the fence recorded as {@value #COMMITTED_BELOW} (unless another client recorded its own meanwhile: both
+     *       fences are enforced).</li>
+     * </ol>
+     */
+    private static void complete(Cluster cluster, TableName table) throws IOException {
+        cluster.modify(completed(cluster.descriptor(table), cluster.phoenixCoprocessorPriority() - 10));
+        long fence = cluster.fence(table);
+        TableDescriptor current = cluster.descriptor(table);
+        if (current.getValue(COMMITTED_BELOW) == null) {
+            cluster.modify(TableDescriptorBuilder.newBuilder(current)
+                    .setValue(COMMITTED_BELOW, Long.toString(fence)).build());
+        }
+        LOG.info("{} was made transactional: write fence at {}; transactions that began before it"
+                + " abort if they write the table", table, fence);
+    }
+
+    /** The descriptor with our observers (where Phoenix installed none) and without an HBase TTL. */
+    private static TableDescriptor completed(TableDescriptor descriptor, int priority) throws IOException {
+        TableDescriptorBuilder completed = TableDescriptorBuilder.newBuilder(descriptor);
+        if (!hasOurObserver(descriptor)) {
+            installObservers(descriptor, completed, priority);
+        }
+        for (ColumnFamilyDescriptor family : descriptor.getColumnFamilies()) {
+            ColumnFamilyDescriptor moved = withoutHBaseTtl(family);
+            if (moved != family) {
+                completed.modifyColumnFamily(moved);
+            }
+        }
+        return completed.build();
+    }
+
+    /**
+     * A family's HBase TTL moved to Phoenix's transactional TTL ({@value #PHOENIX_TRANSACTIONAL_TTL}, where Phoenix
+     * keeps a transactional table's TTL; readers and GC apply it to commit times, a pre-switch cell's from its
+     * millisecond). Left in place, HBase would delete a store file of pre-switch cells once its newest cell is older
+     * than the TTL by the wall clock, under a snapshot that still reads them. The family unchanged when it has none.
+     */
+    static ColumnFamilyDescriptor withoutHBaseTtl(ColumnFamilyDescriptor family) {
+        int ttl = family.getTimeToLive();
+        if (ttl == HConstants.FOREVER || ttl <= 0) {
+            return family;
+        }
+        ColumnFamilyDescriptorBuilder moved = ColumnFamilyDescriptorBuilder.newBuilder(family)
+                .setTimeToLive(HConstants.FOREVER);
+        if (family.getValue(PHOENIX_TRANSACTIONAL_TTL) == null) {
+            moved.setValue(PHOENIX_TRANSACTIONAL_TTL, Integer.toString(ttl));
+        }
+        return moved.build();
     }
 
     /** The cluster through a client's HBase connection (Admin) and TM. */
