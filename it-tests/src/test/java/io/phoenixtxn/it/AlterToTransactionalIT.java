@@ -152,6 +152,32 @@ class AlterToTransactionalIT {
     }
 
     @Test
+    void aFastPathWriteKeptBackAtSendCompletesTheSwitchBeforeItIsSent() throws Exception {
+        // Review item 8: the first transactional use after the ALTER is a routed auto-commit UPSERT that the
+        // provider keeps back and sends as one bwc at commit; it too must complete the switch first.
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE " + table + " SET TRANSACTIONAL=true");
+        }
+        try (Admin admin = SharedStack.get().hbase().getConnection().getAdmin()) {
+            io.phoenixtxn.client.fastpath.FastPathSwitch.enable(admin, TableName.valueOf(table));
+        }
+        long fastPathWrites = io.phoenixtxn.phoenix.FastPathRoutingStats.fastPathWrites();
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'fp', 1)"));
+        }
+        assertEquals(1, io.phoenixtxn.phoenix.FastPathRoutingStats.fastPathWrites() - fastPathWrites,
+                "the UPSERT was one bwc");
+        try (Table raw = SharedStack.get().hbase().getConnection().getTable(TableName.valueOf(table))) {
+            assertTrue(raw.getDescriptor().getValue("phoenix.txn.committed.below") != null,
+                    "the switch was completed before the bwc: " + raw.getDescriptor());
+        }
+        Map<Long, String> expected = new TreeMap<>(BEFORE_SWITCH);
+        expected.put(1L, "fp|1");
+        assertEquals(expected, tableRows());
+    }
+
+    @Test
     void aNonTransactionalWriterWithMetadataFromBeforeTheSwitchIsRefusedAndNothingOfItIsApplied() throws Exception {
         try (Connection stale = SharedStack.connectAsAnotherClient(); Statement s = stale.createStatement()) {
             stale.setAutoCommit(true);

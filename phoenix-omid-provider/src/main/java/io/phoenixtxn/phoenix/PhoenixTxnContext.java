@@ -298,6 +298,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         } catch (SQLException e) {
             throw new IOException(e.getMessage(), e);
         }
+        // A kept-back row is a write of the table as much as a regular one: a converted table's switch is completed
+        // first (ConversionFence), else its bwc could reach regions that do not run our observer yet.
+        beforeUsing(physical);
         stashed = new FastPathRoute.StashedWrite(physical, write, mode);
         return true;
     }
