@@ -78,7 +78,7 @@ final class NonTransactionalWriteCheck {
      * version before preBatchMutate, which may be a transaction's (above the bound): it would pass {@link #verify}
      * and delete a committed transactional version outside any transaction. Refused here, before HBase picks.
      */
-    void verifyLatestVersionDelete(Mutation delete, Cell marker) throws IOException {
+    void verifyLatestVersionDelete(Cell marker) throws IOException {
         if (rule.converted()) {
             throw refused(marker.getTimestamp());
         }

@@ -200,7 +200,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     public void prePrepareTimeStampForDeleteVersion(ObserverContext<RegionCoprocessorEnvironment> ctx,
                                                     Mutation mutation, Cell cell, byte[] byteNow, Get get)
             throws IOException {
-        nonTransactionalWrites.verifyLatestVersionDelete(mutation, cell);
+        nonTransactionalWrites.verifyLatestVersionDelete(cell);
     }
 
     @Override

@@ -236,12 +236,12 @@ class ConvertedTableTest {
         Delete newestVersion = new Delete(row).addColumn(f, Q1); // HBase picks the version under the row lock
         Cell marker = newestVersion.getFamilyCellMap().get(f).get(0);
         DoNotRetryIOException e = assertThrows(DoNotRetryIOException.class,
-                () -> check.verifyLatestVersionDelete(newestVersion, marker));
+                () -> check.verifyLatestVersionDelete(marker));
         assertTrue(e.getMessage().contains("was made transactional"), e.getMessage());
         NonTransactionalWriteCheck plainTable = new NonTransactionalWriteCheck(PreTransactionalCells.NONE,
                 TableName.valueOf("T"));
         plainTable.verify(new Increment(row).addColumn(f, Q1, 1));
-        plainTable.verifyLatestVersionDelete(newestVersion, marker);
+        plainTable.verifyLatestVersionDelete(marker);
     }
 
     // ---- helpers -------------------------------------------------------------------------------------------------

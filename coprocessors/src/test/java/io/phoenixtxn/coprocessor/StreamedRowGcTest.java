@@ -392,7 +392,8 @@ class StreamedRowGcTest {
                 (row, family, qualifier, version) -> Visibility.NOT_COMMITTED, "test", PreTransactionalCells.CONVERTED);
         AtomicInteger disagreements = new AtomicInteger();
         GcScanner.Streaming streaming = new GcScanner.Streaming(new StreamedRowGc(GC, expiredBelow, true,
-                PreTransactionalCells.CONVERTED), new ListInput(input), 1_000_000, cause -> disagreements.incrementAndGet());
+                PreTransactionalCells.CONVERTED), new ListInput(input), 1_000_000,
+                cause -> disagreements.incrementAndGet());
         GcScanner scanner = new GcScanner(new BatchScanner(input, 3), new RowGc(GC, expiredBelow, true,
                 PreTransactionalCells.CONVERTED), statuses, RowGc.OutsideInput.NONE, 2, "test", streaming);
         List<Cell> out = drain(scanner);

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * commit could overwrite them unseen. So before the first transactional write to a converted table, the writer draws
  * a TM fence on it (the CREATE INDEX fence, VLDB'18 sec. 6.1): every transaction that began before the fence, and
  * so every one that began before the switch, aborts if it writes the table. The fence is recorded in the
- * descriptor as {@value #COMMITTED_BELOW}{@code =<fence>} so that it is drawn once per table, not once per client;
+ * descriptor as {@code phoenix.txn.committed.below=<fence>} so that it is drawn once per table, not once per client;
  * two clients racing may both draw one (both are enforced; the later one costs a few more retries at the switch).
  *
  * <p>The same step completes the switch for readers. Phoenix's ALTER returns without waiting for its modifyTable
@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * plain writes. Only then is the fence drawn, and then recorded. Every modifyTable starts from the descriptor as the
  * master has it at that moment. The barrier also moves an HBase family TTL into Phoenix's transactional TTL.
  * Every transactional read and write of a converted table waits, in each JVM once per table incarnation, until the
- * descriptor carries {@value #COMMITTED_BELOW}, completing the switch if nobody has.
+ * descriptor carries {@code phoenix.txn.committed.below}, completing the switch if nobody has.
  *
  * <p>Checked once per table incarnation and JVM (the table's first region id tells a table dropped and created again
  * under the same name from the one before), under a lock per table: the marker is set with our observer and never
@@ -64,7 +64,8 @@ final class ConversionFence {
 
     /** Phoenix's QueryServices.COPROCESSOR_PRIORITY_ATTRIB and its default (QueryServicesOptions). */
     static final String PHOENIX_COPROCESSOR_PRIORITY = "phoenix.coprocessor.priority";
-    static final int DEFAULT_PHOENIX_COPROCESSOR_PRIORITY = Coprocessor.PRIORITY_SYSTEM / 2 + Coprocessor.PRIORITY_USER / 2;
+    static final int DEFAULT_PHOENIX_COPROCESSOR_PRIORITY =
+            Coprocessor.PRIORITY_SYSTEM / 2 + Coprocessor.PRIORITY_USER / 2;
     /** Phoenix's QueryConstants: the indexers of non-transactional tables, and the transactional one. */
     static final List<String> NON_TRANSACTIONAL_INDEXERS = List.of("org.apache.phoenix.hbase.index.IndexRegionObserver",
             "org.apache.phoenix.hbase.index.Indexer");
@@ -140,7 +141,7 @@ final class ConversionFence {
      *       done: when it returns, Phoenix's modifyTable is finished too and every region runs our observer, so
      *       every region refuses plain writes and filters snapshots;</li>
      *   <li>the TM write fence, drawn only then: every plain write is ordered before it;</li>
-     *   <li>the fence recorded as {@value #COMMITTED_BELOW} (unless another client recorded its own meanwhile: both
+     *   <li>the fence recorded as {@code phoenix.txn.committed.below} (unless another client recorded its own meanwhile: both
      *       fences are enforced).</li>
      * </ol>
      */
