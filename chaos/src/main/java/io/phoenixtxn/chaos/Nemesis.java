@@ -481,8 +481,11 @@ final class Nemesis {
                     r.problem(text);
                 }
             } else if (res.get(check + ".rows") != null) {
+                String planned = res.get(check + ".plannedAfterMs") == null ? ""
+                        : "; Phoenix planned on the index after " + res.get(check + ".plannedAfterMs")
+                                + " ms (its ACTIVE state lies in a later millisecond of the TM's timestamps)";
                 r.note(check + ": index " + index + " equals " + g.table() + " in one snapshot (" + res.get(check
-                        + ".rows") + " rows)");
+                        + ".rows") + " rows" + planned + ")");
             }
         }
         if (res.get("drop.start") != null) {

@@ -71,13 +71,16 @@ public final class HBaseSettings {
      * region servers' own clients (our observer reads the commit table, Phoenix writes index rows). HBase sleeps
      * pause x {1, 2, 3, 5, 10, 20, 40, 100, 100, 100, 100, 200, ...} between retries of an operation whose region is
      * not reachable. With HBase's 100 ms a client retries 10-20 s apart by the time a crashed server's regions
-     * reopen elsewhere (~10-15 s here), so it keeps failing for up to 20 s after they are back; with 10 ms the
-     * gap is at most 2 s, and 35 retries (~55 s) outlast a region server's recovery instead of failing inside it.
+     * reopen elsewhere (~10-20 s here), so it kept failing for 4-6 s after they were back (30-minute chaos run); with
+     * 10 ms the excess was 0.1-0.9 s over the 2 s target in 4 of 10 region-server crashes (the gap between retries
+     * reaches 2 s, and a transaction's operations each wait out their own gap); with 5 ms the gap is at most 1 s.
+     * 60 retries (about 50 s) outlast a region server's recovery instead of failing inside it. A dead server is not
+     * hammered: HBase's failed-server list answers attempts to it locally for 2 s.
      */
     static void fastRetries(List<Setting> s) {
-        s.add(new Setting("hbase.client.pause", "10",
-                "retry a moved or recovering region every <= 2 s, not every 10-20 s (HBase's default is 100)"));
-        s.add(new Setting("hbase.client.retries.number", "35",
-                "with a 10 ms pause, about 55 s of retries: longer than a region server's recovery (default 15)"));
+        s.add(new Setting("hbase.client.pause", "5",
+                "retry a moved or recovering region every <= 1 s, not every 10-20 s (HBase's default is 100)"));
+        s.add(new Setting("hbase.client.retries.number", "60",
+                "with a 5 ms pause, about 50 s of retries: longer than a region server's recovery (default 15)"));
     }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The region server's GC horizon ({@link Horizon}), one per JVM like {@link RegionServerTm}: compactions collect
  * below it, and reads whose snapshot starts below it are refused ("snapshot too old"). A background thread asks the
- * TM that {@link RegionServerTm#current()} gives every {@value GcConfig#HORIZON_REFRESH_MS} (reads and compactions
+ * TM that {@link RegionServerTm#current()} gives every {@code phoenix.txn.gc.horizon.refresh.ms} (reads and compactions
  * never wait for the TM); {@link HorizonTracker} keeps the maximum ever answered. Unknown until first fetched, and GC
  * with an unknown horizon keeps everything.
  */

@@ -291,10 +291,6 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         }
     }
 
-    private static TableName tableOf(ObserverContext<RegionCoprocessorEnvironment> ctx) {
-        return ctx.getEnvironment().getRegion().getTableDescriptor().getTableName();
-    }
-
     private Filter filterFor(ObserverContext<RegionCoprocessorEnvironment> ctx, Snapshot snapshot, Filter user) {
         if (user instanceof SnapshotReadFilter) {
             return user; // already wrapped (a scan re-opened on the same object)

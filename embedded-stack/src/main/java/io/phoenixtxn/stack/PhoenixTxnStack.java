@@ -113,7 +113,7 @@ public final class PhoenixTxnStack {
         try (EmbeddedStack stack = EmbeddedStack.start(overrides)) {
             System.err.println("  HBase minicluster up (" + secondsSince(started) + " s); connecting Phoenix (it"
                     + " creates its system tables on the first connection)...");
-            try (java.sql.Connection first = stack.connect()) {
+            try (java.sql.Connection ignored = stack.connect()) { // the first connection creates the system tables
                 System.err.println("  Phoenix ready (" + secondsSince(started) + " s)");
             } finally {
                 ticker.interrupt();

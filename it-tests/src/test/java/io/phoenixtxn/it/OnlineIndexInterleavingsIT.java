@@ -32,7 +32,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import static io.phoenixtxn.it.IndexChecks.assertIndexEqualsTable;
 import static io.phoenixtxn.it.IndexChecks.transactionId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -14,7 +14,7 @@ import java.util.function.LongSupplier;
  * What this client believes of each table's fast-path switch ({@link FastPathSwitch}, a table descriptor attribute),
  * so that routing a statement costs no master round trip. A belief is only a routing hint, never a safety argument:
  * a stale "enabled" makes the region server refuse the write (FENCED, then {@link #refused}); a stale "disabled"
- * only sends a statement down the regular path. Beliefs are re-read after {@value #TTL_KEY} ms.
+ * only sends a statement down the regular path. Beliefs are re-read after {@code phoenix.txn.fastpath.switch.cache.ms}.
  */
 final class FastPathSwitchCache {
     static final String TTL_KEY = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_CACHE_MS.key();

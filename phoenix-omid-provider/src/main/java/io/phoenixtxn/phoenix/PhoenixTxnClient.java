@@ -66,7 +66,7 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
         return switches;
     }
 
-    /** {@value #ROUTING_KEY}: false keeps every statement on the regular path, begun eagerly. */
+    /** {@code phoenix.txn.fastpath.routing}: false keeps every statement on the regular path, begun eagerly. */
     boolean routing() {
         return routing;
     }

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
  * The control plane of every transaction (FAST'17 sec. 5.3, VLDB'18 Alg. 2). Implemented in process by
  * {@link TransactionManagerCore} and over the network by the TM client; callers cannot tell the two apart.
  *
- * <p>Write sets and table ids are 64-bit hashes ({@link WriteSetHashing}); the TM never sees keys.
+ * <p>Write sets and table ids are 64-bit hashes ({@code io.phoenixtxn.client.WriteSetHashing}); the TM never sees keys.
  */
 public interface TransactionManager extends AutoCloseable {
 

@@ -157,7 +157,7 @@ final class Tables {
         long rows = 0;
         try (Table t = stack.hbase().getConnection().getTable(name);
              ResultScanner scanner = t.getScanner(new Scan().setFilter(new FirstKeyOnlyFilter()))) {
-            for (Result r : scanner) {
+            for (Result ignored : scanner) {
                 rows++;
             }
         }

@@ -19,7 +19,7 @@ import javax.management.openmbean.CompositeData;
  */
 public final class GcPauses implements AutoCloseable {
     private final List<NotificationEmitter> emitters = new ArrayList<>();
-    private final NotificationListener listener = this::onNotification;
+    private final NotificationListener listener = (notification, handback) -> onNotification(notification);
     private long count;
     private long totalMillis;
     private long maxMillis;
@@ -39,7 +39,7 @@ public final class GcPauses implements AutoCloseable {
         return pauses;
     }
 
-    private synchronized void onNotification(Notification notification, Object handback) {
+    private synchronized void onNotification(Notification notification) {
         if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
             return;
         }

@@ -70,6 +70,15 @@ final class IndexDdl {
         }
     }
 
+    /**
+     * How long a check waits for Phoenix to plan the hinted query on the new index. Phoenix resolves metadata at the
+     * millisecond of the transaction's start and sees the index ACTIVE only in a later millisecond than the one its
+     * ALTER INDEX ... ACTIVE was stamped with; right after a TM failover the new primary issues timestamps ahead of
+     * the wall clock, up to 1,052 per millisecond, so that can take until the wall clock catches up (at most the
+     * TM's timestamp reservation, 10 s by default). Writers maintain the index in every state meanwhile.
+     */
+    static final long PLAN_WAIT_MS = 30_000;
+
     /** Index and table in one snapshot: the same rows, value by value; the hinted plan reads the index. */
     private void check(IndexResult r, String step) {
         r.put(step + ".at", clock.getAsLong());
@@ -77,6 +86,15 @@ final class IndexDdl {
             String plain = "SELECT /*+ NO_INDEX */ " + key + ", " + column + " FROM " + table;
             String hinted = "SELECT /*+ INDEX(" + table + " " + index + ") */ " + key + ", " + column + " FROM " + table;
             String plan = explain(hinted);
+            long waitStart = System.nanoTime();
+            while (!plan.contains(index) && System.nanoTime() - waitStart < PLAN_WAIT_MS * 1_000_000L) {
+                connection.rollback(); // a new transaction, a later timestamp: polls a condition
+                Thread.sleep(100);
+                plan = explain(hinted);
+            }
+            if (System.nanoTime() - waitStart >= 100_000_000L) {
+                r.put(step + ".plannedAfterMs", (System.nanoTime() - waitStart) / 1_000_000L);
+            }
             Map<Long, String> fromTable = rows(plain);
             Map<Long, String> fromIndex = rows(hinted);
             long indexRows = count();
@@ -91,6 +109,10 @@ final class IndexDdl {
         } catch (SQLException | RuntimeException e) {
             rollbackQuietly();
             r.put(step + ".error", describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            rollbackQuietly();
+            r.put(step + ".error", "interrupted while waiting for the index to be planned");
         }
     }
 

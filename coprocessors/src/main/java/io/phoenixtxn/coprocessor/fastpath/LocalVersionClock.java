@@ -26,7 +26,7 @@ import java.util.function.LongSupplier;
  * Versions carry wall-clock milliseconds (design.md sec. 2) and TTLs expire by them, but the clock moves only on reads,
  * post-commits, bootstraps and slot exhaustion: left alone it would lag wall time by minutes, and a write could expire
  * on arrival. So it never draws from a slot whose millisecond is more than the maximum slot age behind the wall clock
- * ({@value FastPathConfig#SLOT_MAX_AGE_MS}): such a draw switches to a reserved slot young enough, or yields no version;
+ * ({@code phoenix.txn.fastpath.slot.max.age.ms}): such a draw switches to a reserved slot young enough, or yields no version;
  * {@link #freshen} (run before the row is locked) moves it to a fresh TM timestamp when its slot has aged.
  *
  * <p>Invariants: it never goes backwards (compare-and-set only upwards), and it never leaves a slot the TM issued (it

@@ -3,7 +3,9 @@ package io.phoenixtxn.it.failover;
 import io.phoenixtxn.client.ProtocolHooks;
 import io.phoenixtxn.client.WriteSetHashing;
 import io.phoenixtxn.index.IndexBuildHooks;
+import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.tm.AbortReason;
+import io.phoenixtxn.tm.TransactionManagerCore;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.phoenix.transaction.PhoenixTransactionContext;
 import org.junit.jupiter.api.AfterAll;
@@ -351,8 +353,91 @@ class IndexFenceFailoverIT {
         assertEquals(Map.of(), viaIndex(table, index, "v105"), "the old index row of K=105 is gone");
     }
 
+    /**
+     * A new primary issues timestamps from its predecessor's reservation, ahead of the wall clock, up to 1,052 per
+     * millisecond, so CREATE INDEX's DDL transaction (whose millisecond stamps the index's catalog rows), its fence,
+     * and a writer that begins after the fence share one millisecond, while Phoenix resolves a transaction's
+     * metadata at the millisecond of its start. The writer, another client, must still resolve the index and
+     * maintain it. (In the chaos run of 2026-11-23 such crowding made a query right after CREATE INDEX plan without
+     * the index: its ACTIVE state lies in a later millisecond than the query's, while writers maintain an index in
+     * every state. Checks here run in a later millisecond.)
+     */
+    @Test
+    void writersAfterTheFenceMaintainTheIndexWhileTheNewPrimaryRunsAheadOfTheClock() throws Exception {
+        String table = uniqueTable("AHEAD");
+        String index = table + "_IDX";
+        createAndFill(table);
+        // The primary reserves a minute ahead, so its successor starts about a minute ahead of the wall clock.
+        pair.primaryCore().oracle().extendIfBelow(60_000L * TimestampLayout.UNITS_PER_MILLI);
+        pair.crashPrimary();
+
+        AtomicReference<Long> fenceSeen = new AtomicReference<>();
+        IndexBuildHooks previousBuild = IndexBuildHooks.install(new IndexBuildHooks() {
+            @Override
+            public void afterFence(String physicalTable, long fence) {
+                if (physicalTable.equals(table)) {
+                    fenceSeen.compareAndSet(null, fence);
+                }
+            }
+        });
+        try (Connection ddl = connect(); Statement s = ddl.createStatement()) {
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (N)");
+        } finally {
+            IndexBuildHooks.install(previousBuild);
+        }
+        long fence = assertNotNullAndGet(fenceSeen, "CREATE INDEX took a fence on " + table);
+        assertTrue(TimestampLayout.millisOf(fence) > System.currentTimeMillis() + 10_000,
+                "the scenario needs a primary ahead of the wall clock: fence "
+                        + TimestampLayout.describe(fence));
+
+        // The writer is another client (its own connection service, as in another JVM): its metadata comes from the
+        // server, resolved at its start's millisecond, not from the cache the CREATE INDEX statement updated.
+        long writerTx;
+        try (Connection c = connectAsAnotherClient(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (5000, 'ahead', 5000)");
+            s.executeUpdate("UPSERT INTO " + table + " (K, V) VALUES (3, 'ahead3')");
+            writerTx = runningTxId(c);
+            c.commit();
+        }
+        assertTrue(writerTx > fence, "the writer began after the fence");
+
+        // Queries plan on the index once its ACTIVE state lies below their millisecond (writers maintain it in every
+        // state): the checks run in a later millisecond.
+        advanceToTheNextMillisecond();
+        Map<Long, String> rows = assertIndexEqualsTable(table, index);
+        assertEquals("ahead|5000", rows.get(5000L));
+        assertEquals(Map.of(3L, "ahead3|3"), viaIndex(table, index, "ahead3"), "the writer's update is in the index");
+        assertEquals(Map.of(), viaIndex(table, index, "v3"), "and its old index row is gone");
+    }
+
     private static Connection connect() throws SQLException {
         return pair.connect(new Properties());
+    }
+
+    /** Begins (and ends) transactions on the primary until its timestamps reach a new millisecond. */
+    private static void advanceToTheNextMillisecond() throws Exception {
+        TransactionManagerCore core = pair.primaryCore();
+        long first = core.begin();
+        core.finished(new long[] {first});
+        for (long ts = first; TimestampLayout.millisOf(ts) == TimestampLayout.millisOf(first); ) {
+            ts = core.begin();
+            core.finished(new long[] {ts});
+        }
+    }
+
+    /** A connection through a second Phoenix connection service (the URL names the quorum differently). */
+    private static Connection connectAsAnotherClient() throws SQLException {
+        Connection c = java.sql.DriverManager.getConnection(
+                pair.stack().jdbcUrl().replace("localhost", "127.0.0.1"), new Properties());
+        try (Connection usual = connect()) {
+            if (c.unwrap(PhoenixConnection.class).getQueryServices()
+                    == usual.unwrap(PhoenixConnection.class).getQueryServices()) {
+                c.close();
+                throw new IllegalStateException("Phoenix keyed both URLs to one connection service");
+            }
+        }
+        return c;
     }
 
     private static String uniqueTable(String prefix) {

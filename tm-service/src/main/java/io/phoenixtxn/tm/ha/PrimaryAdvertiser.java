@@ -30,7 +30,6 @@ final class PrimaryAdvertiser implements AutoCloseable {
     private final CuratorFramework zk;
     private final String path;
     private final BooleanSupplier stillPrimary;
-    private final Executor executor;
     private final ConnectionStateListener republisher;
     private volatile TmEndpoint published;
 
@@ -38,7 +37,6 @@ final class PrimaryAdvertiser implements AutoCloseable {
         this.zk = zk;
         this.path = path;
         this.stillPrimary = stillPrimary;
-        this.executor = executor;
         this.republisher = (client, state) -> {
             if (state == ConnectionState.RECONNECTED && published != null) {
                 // Not on Curator's event thread: publishing talks to ZooKeeper.

@@ -16,12 +16,12 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * Who may touch phoenix-txn's znodes: the ACL every node we create carries ({@value #ACL}), and the credentials a
- * session adds ({@value #AUTH}). Unset, nodes are open (ZooKeeper's {@code world:anyone:cdrwa}), as before. With an
+ * Who may touch phoenix-txn's znodes: the ACL every node we create carries ({@code phoenix.txn.tm.zk.acl}), and the credentials a
+ * session adds ({@code phoenix.txn.tm.zk.auth}). Unset, nodes are open (ZooKeeper's {@code world:anyone:cdrwa}), as before. With an
  * ACL such as {@code sasl:tm:cdrwa,world:anyone:r} only TM servers can move the lease, the timestamp reservation
  * and the fences, while clients and region servers (which only read the advertised primary) need no credentials.
  * Kerberos (SASL) sessions authenticate through the JVM's JAAS {@code Client} section, as HBase's own ZooKeeper
- * client does; {@code digest} needs {@value #AUTH}.
+ * client does; {@code digest} needs {@code phoenix.txn.tm.zk.auth}.
  *
  * <p>Invariant: the ACL applies to every node a client configured with it creates, parents included (Curator's
  * ACL provider), so no TM node is ever created open on a cluster that configured one.
@@ -52,7 +52,7 @@ public final class ZkAccess {
         return OPEN;
     }
 
-    /** Reads {@value #ACL} and {@value #AUTH}; a malformed value fails naming its key and the expected form. */
+    /** Reads {@code phoenix.txn.tm.zk.acl} and {@code phoenix.txn.tm.zk.auth}; a malformed value fails naming its key and the expected form. */
     public static ZkAccess from(Function<String, String> lookup) {
         String aclText = TxnSettings.TM_ZK_ACL.get(lookup); // trimmed, null when unset or blank
         String authText = TxnSettings.TM_ZK_AUTH.get(lookup);

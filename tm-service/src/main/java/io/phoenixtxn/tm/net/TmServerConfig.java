@@ -74,7 +74,7 @@ public final class TmServerConfig {
                 3_600_000);
     }
 
-    /** Every default: 127.0.0.1:{@value #DEFAULT_PORT}, 16 MiB frames, 60 s idle timeout, no TLS. */
+    /** Every default: 127.0.0.1:24680, 16 MiB frames, 60 s idle timeout, no TLS. */
     public static TmServerConfig defaults() {
         return from(key -> null);
     }

@@ -77,7 +77,7 @@ class TmServerMainTest {
     void withoutAQuorumItServesOneInMemoryTm() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Map<String, String> settings = Map.of(TmServerConfig.HOST, "127.0.0.1", TmServerConfig.PORT, "0");
-        try (TmServerMain.Running running = TmServerMain.start(settings::get,
+        try (TmServerMain.Running ignored = TmServerMain.start(settings::get,
                 new PrintStream(out, true, StandardCharsets.UTF_8))) {
             String printed = out.toString(StandardCharsets.UTF_8);
             Matcher m = Pattern.compile("serving at ([^ ]+):(\\d+) \\(standalone").matcher(printed);

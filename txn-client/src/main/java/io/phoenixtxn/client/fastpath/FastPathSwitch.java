@@ -8,7 +8,7 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import java.io.IOException;
 
 /**
- * The table-level switch of the fast path: the table descriptor attribute {@value #ATTRIBUTE}. The fast path is
+ * The table-level switch of the fast path: the table descriptor attribute {@code phoenix.txn.fastpath}. The fast path is
  * opt-in: region servers refuse every fast-path write with {@link FastPathAbortedException.Reason#FENCED} unless the
  * attribute is exactly "true", because fast-path writes maintain no index and a table (a Phoenix table above all) may
  * have indexes the region server knows nothing of. A table about to get an index disables it before its index fence
