@@ -150,7 +150,8 @@ public final class IndexVerifier {
 
     private static PTable lookup(Connection c, String name, String what) throws SQLException, AdminException {
         try {
-            return PhoenixRuntime.getTable(c, SchemaUtil.normalizeFullTableName(name));
+            // From the server, not this connection service's cache: the index may have been created through another one.
+            return PhoenixRuntime.getTableNoCache(c, SchemaUtil.normalizeFullTableName(name));
         } catch (TableNotFoundException e) {
             throw new AdminException("no " + what + " named " + name + " in Phoenix's catalog (names are upper case"
                     + " unless quoted)", e);

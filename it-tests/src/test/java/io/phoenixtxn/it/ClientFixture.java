@@ -19,28 +19,32 @@ import org.apache.hadoop.hbase.util.Bytes;
 import java.io.IOException;
 import java.util.function.Supplier;
 
-/** Direct use of the transactional HBase client on the shared minicluster (no Phoenix in between). */
-final class ClientFixture {
-    static final byte[] FAMILY = Bytes.toBytes("f");
-    static final byte[] QUALIFIER = Bytes.toBytes("v");
+/**
+ * Direct use of the transactional HBase client on the shared minicluster (no Phoenix in between). At the top level
+ * with {@link SharedStack} because two layers use it: the client ITs ({@code it/client/}) and the online-index ITs
+ * ({@code it/index/}) that fence a table through a client of their own.
+ */
+public final class ClientFixture {
+    public static final byte[] FAMILY = Bytes.toBytes("f");
+    public static final byte[] QUALIFIER = Bytes.toBytes("v");
 
     private ClientFixture() {
     }
 
-    static Connection hbase() throws IOException {
+    public static Connection hbase() throws IOException {
         return SharedStack.get().hbase().getConnection();
     }
 
-    static Supplier<TransactionManager> tm() {
+    public static Supplier<TransactionManager> tm() {
         return () -> SharedStack.get().transactionManager();
     }
 
-    static TxnClient client(TxnClientConfig.PostCommitMode mode) throws IOException {
+    public static TxnClient client(TxnClientConfig.PostCommitMode mode) throws IOException {
         return new TxnClient(hbase(), tm(), TxnClientConfig.defaults().withPostCommitMode(mode));
     }
 
     /** A table with one family, unlimited versions, and our snapshot-read observer. */
-    static TableName createTable(String prefix) throws IOException {
+    public static TableName createTable(String prefix) throws IOException {
         TableName name = TableName.valueOf(SharedStack.uniqueTable(prefix));
         try (Admin admin = hbase().getAdmin()) {
             admin.createTable(TableDescriptorBuilder.newBuilder(name)
@@ -51,23 +55,23 @@ final class ClientFixture {
         return name;
     }
 
-    static void write(TransactionalTable table, Transaction tx, String row, String value) throws IOException {
+    public static void write(TransactionalTable table, Transaction tx, String row, String value) throws IOException {
         table.put(tx, new Put(Bytes.toBytes(row)).addColumn(FAMILY, QUALIFIER, Bytes.toBytes(value)));
     }
 
-    static String read(TransactionalTable table, Transaction tx, String row) throws IOException {
+    public static String read(TransactionalTable table, Transaction tx, String row) throws IOException {
         Result r = table.get(tx, new Get(Bytes.toBytes(row)).addColumn(FAMILY, QUALIFIER));
         byte[] v = r.getValue(FAMILY, QUALIFIER);
         return v == null ? null : Bytes.toString(v);
     }
 
-    static long readLong(TransactionalTable table, Transaction tx, String row) throws IOException {
+    public static long readLong(TransactionalTable table, Transaction tx, String row) throws IOException {
         Result r = table.get(tx, new Get(Bytes.toBytes(row)).addColumn(FAMILY, QUALIFIER));
         byte[] v = r.getValue(FAMILY, QUALIFIER);
         return v == null ? 0 : Bytes.toLong(v);
     }
 
-    static void writeLong(TransactionalTable table, Transaction tx, String row, long value) throws IOException {
+    public static void writeLong(TransactionalTable table, Transaction tx, String row, long value) throws IOException {
         table.put(tx, new Put(Bytes.toBytes(row)).addColumn(FAMILY, QUALIFIER, Bytes.toBytes(value)));
     }
 }

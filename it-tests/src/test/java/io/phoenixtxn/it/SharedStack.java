@@ -27,6 +27,14 @@ public final class SharedStack {
             if (stack == null) {
                 try {
                     stack = EmbeddedStack.start();
+                    // One JDBC connection first, as every real client opens one: it creates Phoenix's system tables
+                    // and, through the TM locator, registers this JVM's embedded TM with ZooKeeper, which is how the
+                    // region servers find it. Client-level ITs that use the embedded TM directly would otherwise
+                    // run before any registration when their class comes first: the region servers would see no TM
+                    // and force-abort pending writers.
+                    try (Connection ignored = stack.connect(routed(new Properties()))) {
+                        // opened and closed: the registration lasts as long as the connection service
+                    }
                 } catch (Exception e) {
                     throw new IllegalStateException("Could not start the embedded stack", e);
                 }

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -17,7 +20,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A pending-status question about a transaction whose commit is being decided waits for the decision, bounded and
  * without a thread: the commit here holds in the timestamp storage's compare-and-set (a new epoch), as it would on a
- * slow ZooKeeper under HA.
+ * slow ZooKeeper under HA. Overlapping commit calls of one transaction (a resent request) each settle their own
+ * in-progress mark.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DecisionLogTest {
@@ -123,5 +127,45 @@ class DecisionLogTest {
         });
         assertTrue(storage.awaitBlockedWrite(10, TimeUnit.SECONDS), "the commit never reached the storage");
         return commit;
+    }
+
+    /**
+     * Two commit calls of one transaction overlap (a resent request) and the one that finishes first aborts: the
+     * other's decision is still recorded and returned (the log counts calls in progress per transaction). Once the
+     * first call's abandonment removed the single shared in-progress mark, and the other call threw
+     * NullPointerException out of commit() after the conflict table had recorded its commit.
+     */
+    @Test
+    void overlappingCommitsOfOneTransactionDoNotThrow() throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> pausedThread = new AtomicReference<>();
+        Clock clock = () -> {
+            if (Thread.currentThread() == pausedThread.get()) {
+                pausedThread.set(null);
+                inside.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return System.currentTimeMillis();
+        };
+        try (TransactionManagerCore tm = TransactionManagerCore.start(TransactionManagerCoreTest.small(Map.of()),
+                clock, new InMemoryTimestampStorage(), FenceStore.inMemory(), Lease.ALWAYS_HELD)) {
+            long tx = tm.begin();
+            assertTrue(tm.commit(tm.begin(), new long[] {7}, new long[] {1}).isCommitted()); // 7 conflicts for tx
+            FutureTask<CommitDecision> first = new FutureTask<>(
+                    () -> tm.commit(tx, new long[] {5}, new long[] {1}));
+            Thread t = new Thread(first);
+            pausedThread.set(t);
+            t.start();
+            assertTrue(inside.await(10, TimeUnit.SECONDS)); // first call marked in progress, paused for its commit ts
+            assertFalse(tm.commit(tx, new long[] {7}, new long[] {1}).isCommitted()); // second call aborts
+            release.countDown();
+            CommitDecision d = first.get(10, TimeUnit.SECONDS); // NullPointerException here before the fix
+            assertTrue(d.isCommitted());
+        }
     }
 }

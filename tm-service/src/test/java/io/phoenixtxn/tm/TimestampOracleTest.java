@@ -240,6 +240,22 @@ class TimestampOracleTest {
         assertEquals(storage.getMaxTimestamp(), oracle.reservedMax());
     }
 
+    /**
+     * A requested headroom above half a reservation is honoured even while the current headroom is still above
+     * half a reservation (extendReservation's early return once ignored the caller's headroom).
+     */
+    @Test
+    void extendIfBelowHonoursTheRequestedHeadroom() throws Exception {
+        ManualClock clock = new ManualClock(TimestampOracleTest.MILLIS);
+        TimestampOracle oracle = new TimestampOracle(clock, new InMemoryTimestampStorage(), 10);
+        oracle.initialize();
+        oracle.next();
+        long headroom = oracle.reservedMax() - oracle.last(); // 10 ms
+        oracle.extendIfBelow(headroom + TimestampLayout.UNITS_PER_MILLI);
+        assertTrue(oracle.reservedMax() - oracle.last() >= headroom + TimestampLayout.UNITS_PER_MILLI,
+                "asked for more headroom, got none");
+    }
+
     @Test
     void extendIfBelowDetectsLostPrimacy() throws Exception {
         ManualClock clock = new ManualClock(MILLIS);

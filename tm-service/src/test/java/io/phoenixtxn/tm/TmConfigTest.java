@@ -74,7 +74,8 @@ class TmConfigTest {
     @ParameterizedTest
     @ValueSource(strings = {"86400001", "5000000000", "9300000000000"})
     void reservationsLongerThanADayAreRejectedNamingTheKey(String tooLong) {
-        // Larger values used to overflow the oracle's reservation bound (begin() then spun forever).
+        // Larger values used to overflow the oracle's reservation bound (x 1,000,000 units per ms, added to a ~1.7e18
+        // timestamp: above about 7.5e12 ms it wrapped negative and begin() spun forever).
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> TmConfig.from(Map.of(TmConfig.TIMESTAMP_RESERVATION_MS, tooLong)::get));
         assertTrue(e.getMessage().startsWith(TmConfig.TIMESTAMP_RESERVATION_MS + "=" + tooLong), e.getMessage());

@@ -30,6 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * can pay, and logs the transfer in a second table, all in one transaction. Readers check in every snapshot that
  * the total never changes (a server-side SUM and a client-side scan agree) and that every balance equals its
  * initial value plus the logged transfers. Bounded by a number of attempts per writer, not by time.
+ *
+ * <p>The same scenario one layer down is {@code client.BankTransferIT} (the HBase client used
+ * directly, no Phoenix): this one adds Phoenix's statement execution, its metadata and the provider in between.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class JdbcBankTransferIT {

@@ -10,11 +10,11 @@ import io.phoenixtxn.tm.ha.TmHaService;
 import io.phoenixtxn.tm.ha.ZkTestCluster;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmServerConfig;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -27,20 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The region-server flavour: never an unguarded in-process TM, never a blocked caller, never a TM started. */
+@Tag("slow")
 class BackgroundTmLocatorTest {
-    private static ZkTestCluster zk;
-    private static LocatorFixture fixture;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-        fixture = new LocatorFixture(zk);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
+    private static final LocatorFixture fixture = new LocatorFixture(zk);
 
     @AfterEach
     void stopTheEmbeddedTm() {

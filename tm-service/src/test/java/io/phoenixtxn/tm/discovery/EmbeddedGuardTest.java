@@ -9,11 +9,11 @@ import io.phoenixtxn.tm.ha.ZkTestCluster;
 import io.phoenixtxn.tm.ha.ZooKeeperClients;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.KillSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -31,20 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * marker is in doubt, the marker is re-established before the next answer, and a TM deployment that appeared
  * meanwhile ends the embedded TM's use for good.
  */
+@Tag("slow")
 class EmbeddedGuardTest {
-    private static ZkTestCluster zk;
-    private static LocatorFixture fixture;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-        fixture = new LocatorFixture(zk);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
+    private static final LocatorFixture fixture = new LocatorFixture(zk);
 
     @AfterEach
     void stopTheEmbeddedTm() {

@@ -10,11 +10,11 @@ import io.phoenixtxn.tm.ha.ZkTestCluster;
 import io.phoenixtxn.tm.ha.ZooKeeperTimestampStorage;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.ServerSocket;
 import java.util.List;
@@ -35,22 +35,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * never ran a TM server, on one that did (with and without a primary advertised), and without ZooKeeper; and the
  * TM server's side of the rule (it does not become primary next to an embedded TM).
  */
+@Tag("slow")
 class TmLocatorTest {
     private static final long LEASE_MS = LocatorFixture.LEASE_MS;
     private static final long DISCOVERY_MS = LocatorFixture.DISCOVERY_MS;
-    private static ZkTestCluster zk;
-    private static LocatorFixture fixture;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-        fixture = new LocatorFixture(zk);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
+    private static final LocatorFixture fixture = new LocatorFixture(zk);
 
     @AfterEach
     void stopTheEmbeddedTm() {

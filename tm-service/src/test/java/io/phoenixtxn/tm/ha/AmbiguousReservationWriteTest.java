@@ -7,10 +7,10 @@ import io.phoenixtxn.tm.LostPrimacyException;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -25,20 +25,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the next one goes on from the TM's own write. Every timestamp stays strictly increasing and inside the
  * reservation ZooKeeper holds, and a successor TM still starts above all of them while the old one stops.
  */
+@Tag("slow")
 class AmbiguousReservationWriteTest {
     private static final long RESERVATION_MS = 1_000;
     private static final long START_MILLIS = 1_717_200_000_000L;
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     @Test
     @Timeout(60)

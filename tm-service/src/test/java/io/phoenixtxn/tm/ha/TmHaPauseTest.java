@@ -8,10 +8,10 @@ import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmEndpoint;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -34,18 +34,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A primary that is paused (not killed) past its lease: the backup takes over, and the old primary, when it runs
  * again, lets no commit out, cannot reserve timestamps, and halts.
  */
+@Tag("slow")
 class TmHaPauseTest {
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     /** A commit decision a client received, and when. */
     private record Received(long atNanos, CommitDecision decision) {

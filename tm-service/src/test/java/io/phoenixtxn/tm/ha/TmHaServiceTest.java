@@ -7,10 +7,10 @@ import io.phoenixtxn.tm.TransactionManagerCore;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,18 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Primary/backup against a real ZooKeeper: crash-like failover, graceful handover, fences, bad quorum. */
+@Tag("slow")
 class TmHaServiceTest {
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     private static TmHaService startTm(CuratorFramework client, Function<String, String> settings, HaSeams seams)
             throws TmException {

@@ -4,11 +4,11 @@ import io.phoenixtxn.tm.CommitDecision;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import io.phoenixtxn.tm.net.TmServerConfig;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -32,18 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The primary is a separate JVM started like bin/tm-server (TmServerMain with an XML config file). SIGKILL is a
  * real crash: its socket closes, it stops renewing, and its ZooKeeper session (so its advertisement) outlives it.
  */
+@Tag("slow")
 class TmServerProcessFailoverTest {
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     /** A TM server child process and what it printed. */
     private static final class ChildTm implements AutoCloseable {

@@ -7,10 +7,10 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.Map;
@@ -27,20 +27,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * timestamp, primary advertisement) with that ACL; a session without the credentials can still discover and use the
  * primary, but cannot move the lease or the timestamp reservation; without the keys nodes stay open as before.
  */
+@Tag("slow")
 @Timeout(60)
 class ZkAccessTest {
     private static final String TM_SECRET = "tm:tm-secret";
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     @Test
     void tmNodesCarryTheConfiguredAclAndRefuseOthersWrites() throws Exception {

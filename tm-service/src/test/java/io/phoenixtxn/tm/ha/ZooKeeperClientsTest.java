@@ -2,10 +2,10 @@ package io.phoenixtxn.tm.ha;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.BlockingQueue;
@@ -17,18 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The ZooKeeper clients of TM servers: how fast they come back after ZooKeeper does (issue 14). */
+@Tag("slow")
 class ZooKeeperClientsTest {
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     @Test
     void aTmGivesUpAReconnectionAfterThreeLeasePeriodsBoundedByTheSessionTimeout() {

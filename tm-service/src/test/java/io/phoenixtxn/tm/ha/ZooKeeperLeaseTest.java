@@ -1,10 +1,10 @@
 package io.phoenixtxn.tm.ha;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -18,19 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("slow")
 class ZooKeeperLeaseTest {
     private static final long PERIOD_MS = 500;
-    private static ZkTestCluster zk;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        zk = new ZkTestCluster();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        zk.close();
-    }
+    @RegisterExtension
+    static final ZkTestCluster zk = new ZkTestCluster();
 
     private static String leasePath() {
         return new ZkPaths(ZkTestCluster.freshBasePath()).lease();
@@ -153,7 +145,7 @@ class ZooKeeperLeaseTest {
     @Test
     @Timeout(60)
     void aPrimaryCutOffFromZooKeeperStopsDecidingWithinItsLeaseAndThenHalts() throws Exception {
-        try (ZkTestCluster isolated = new ZkTestCluster()) {
+        try (ZkTestCluster isolated = ZkTestCluster.started()) {
             String path = leasePath();
             ZooKeeperLease primary = acquire(isolated.newClient(), path, "primary", MonotonicClock.SYSTEM);
             CompletableFuture<String> lost = new CompletableFuture<>();
@@ -187,7 +179,7 @@ class ZooKeeperLeaseTest {
     @Test
     @Timeout(60)
     void aRenewalThatSucceedsLateKeepsTheLeaseButNothingIsDecidedInBetween() throws Exception {
-        try (ZkTestCluster restartable = new ZkTestCluster()) {
+        try (ZkTestCluster restartable = ZkTestCluster.started()) {
             String path = leasePath();
             // Longer than the other tests: ZooKeeper must restart and the client reconnect within the second period.
             long periodMs = 3_000;

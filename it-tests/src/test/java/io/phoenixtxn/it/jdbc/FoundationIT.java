@@ -1,6 +1,7 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.jdbc;
 
 import io.phoenixtxn.client.ObserverNames;
+import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.phoenix.PhoenixTxnProvider;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;

@@ -1,7 +1,8 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.index;
 
 import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
+import io.phoenixtxn.it.SharedStack;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,4 +1,4 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.client;
 
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.HBaseCommitTable;
@@ -10,6 +10,8 @@ import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.client.TxnInDoubtException;
+import io.phoenixtxn.it.ClientFixture;
+import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.tm.AbortReason;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Get;

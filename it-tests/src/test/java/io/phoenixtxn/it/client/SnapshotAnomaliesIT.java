@@ -1,10 +1,11 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.client;
 
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.it.ClientFixture;
 import io.phoenixtxn.tm.AbortReason;
 import org.apache.hadoop.hbase.CompareOperator;
 import org.apache.hadoop.hbase.client.Result;

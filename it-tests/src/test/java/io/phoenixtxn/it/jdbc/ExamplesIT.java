@@ -1,6 +1,7 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.jdbc;
 
 import io.phoenixtxn.examples.JdbcExample;
+import io.phoenixtxn.it.SharedStack;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

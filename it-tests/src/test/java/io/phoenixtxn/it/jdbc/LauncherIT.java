@@ -1,4 +1,4 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.jdbc;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

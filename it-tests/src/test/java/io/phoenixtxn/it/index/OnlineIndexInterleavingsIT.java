@@ -1,9 +1,11 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.index;
 
 import io.phoenixtxn.client.ProtocolHooks;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.index.IndexBuildHooks;
+import io.phoenixtxn.it.ClientFixture;
+import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.tm.AbortReason;
 import org.apache.hadoop.hbase.TableName;
 import org.junit.jupiter.api.AfterEach;
@@ -29,8 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import static io.phoenixtxn.it.IndexChecks.assertIndexEqualsTable;
-import static io.phoenixtxn.it.IndexChecks.transactionId;
+import static io.phoenixtxn.it.index.IndexChecks.assertIndexEqualsTable;
+import static io.phoenixtxn.it.index.IndexChecks.transactionId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.client;
 
 import io.phoenixtxn.client.CommitTable;
 

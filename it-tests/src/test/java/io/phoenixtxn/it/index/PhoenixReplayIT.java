@@ -1,6 +1,7 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.index;
 
 import io.phoenixtxn.client.ProtocolHooks;
+import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.tm.AbortReason;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,7 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import static io.phoenixtxn.it.IndexChecks.assertIndexEqualsTable;
+import static io.phoenixtxn.it.index.IndexChecks.assertIndexEqualsTable;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

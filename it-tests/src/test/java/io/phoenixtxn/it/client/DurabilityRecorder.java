@@ -1,4 +1,4 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.client;
 
 import org.apache.hadoop.hbase.client.Durability;
 import org.apache.hadoop.hbase.client.Put;

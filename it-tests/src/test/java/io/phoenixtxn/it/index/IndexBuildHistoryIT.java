@@ -1,5 +1,6 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.index;
 
+import io.phoenixtxn.it.SharedStack;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,6 +1,7 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.index;
 
 import io.phoenixtxn.admin.IndexVerifier;
+import io.phoenixtxn.it.SharedStack;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 
 import java.io.OutputStream;

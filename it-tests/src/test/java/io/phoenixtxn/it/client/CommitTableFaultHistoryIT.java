@@ -1,4 +1,4 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.client;
 
 import io.phoenixtxn.client.HBaseCommitTable;
 import io.phoenixtxn.client.Transaction;
@@ -7,6 +7,7 @@ import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.client.TxnInDoubtException;
+import io.phoenixtxn.it.ClientFixture;
 import io.phoenixtxn.tm.TmException;
 import org.apache.hadoop.hbase.TableName;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,11 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.client;
 
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.it.ClientFixture;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
@@ -32,6 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Randomized concurrent transfers between few accounts (conflicts are frequent) with client-side aborts mixed in,
  * while readers scan all accounts: the total never changes in any snapshot, during or after the run. Bounded by a
  * transfer count, not by time.
+ *
+ * <p>The same scenario one layer up is {@code jdbc.JdbcBankTransferIT} (through Phoenix and JDBC,
+ * with a transfer log): this one isolates the protocol of the HBase client and the region observer.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class BankTransferIT {
