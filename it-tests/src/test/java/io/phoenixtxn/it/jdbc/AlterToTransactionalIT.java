@@ -1,6 +1,8 @@
-package io.phoenixtxn.it;
+package io.phoenixtxn.it.jdbc;
 
 import io.phoenixtxn.coprocessor.GcHorizon;
+import io.phoenixtxn.it.SharedStack;
+import io.phoenixtxn.it.index.IndexChecks;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Put;
