@@ -3,6 +3,7 @@ package io.phoenixtxn.coprocessor;
 import io.phoenixtxn.client.CommitCellReader;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.snapshot.FamilyGc;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.snapshot.Visibility;
 import io.phoenixtxn.tm.Horizon;
@@ -57,6 +58,7 @@ final class GcStatusResolver {
     private final CommitTable commitTable;
     private final CommitCellReader regionCells;
     private final String where;
+    private final PreTransactionalCells preTransactional;
     /** Per writer (transaction id; fast-path versions are never cached: they share no writer). */
     private final Map<Long, Resolved> byWriter = new HashMap<>();
     private boolean commitTableFailed;
@@ -68,6 +70,12 @@ final class GcStatusResolver {
      * @param where       the region and store, for logs
      */
     GcStatusResolver(Horizon horizon, CommitTable commitTable, CommitCellReader regionCells, String where) {
+        this(horizon, commitTable, regionCells, where, PreTransactionalCells.NONE);
+    }
+
+    /** @param preTransactional the table's "committed below" rule */
+    GcStatusResolver(Horizon horizon, CommitTable commitTable, CommitCellReader regionCells, String where,
+                     PreTransactionalCells preTransactional) {
         if (!horizon.isKnown()) {
             throw new IllegalArgumentException("GC needs a known horizon");
         }
@@ -75,6 +83,7 @@ final class GcStatusResolver {
         this.commitTable = commitTable;
         this.regionCells = regionCells;
         this.where = where;
+        this.preTransactional = preTransactional;
     }
 
     /** A commit cell of the input says its writer committed: later versions of that writer need no look-up. */
@@ -85,6 +94,9 @@ final class GcStatusResolver {
     }
 
     Resolved resolve(byte[] row, byte[] family, byte[] qualifier, long version) {
+        if (preTransactional.covers(version)) {
+            return Resolved.committed(preTransactional.commitTimestampOf(version));
+        }
         if (version >= horizon.gc()) {
             return Resolved.PENDING;
         }

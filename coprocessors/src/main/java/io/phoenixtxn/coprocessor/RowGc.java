@@ -2,6 +2,7 @@ package io.phoenixtxn.coprocessor;
 
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.snapshot.FamilyGc;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -68,6 +69,7 @@ final class RowGc {
     private final boolean major;
     private final FamilyGc gc;
     private final FamilyGc minor;
+    private final PreTransactionalCells preTransactional;
     private final List<Long> droppedInvalidated = new ArrayList<>();
 
     /**
@@ -76,11 +78,17 @@ final class RowGc {
      * @param major        the input is every file of the store
      */
     RowGc(long horizon, long expiredBelow, boolean major) {
+        this(horizon, expiredBelow, major, PreTransactionalCells.NONE);
+    }
+
+    /** @param preTransactional the table's "committed below" rule (TTLs of pre-switch cells) */
+    RowGc(long horizon, long expiredBelow, boolean major, PreTransactionalCells preTransactional) {
         this.horizon = horizon;
         this.expiredBelow = expiredBelow;
         this.major = major;
-        this.gc = new FamilyGc(horizon, expiredBelow, major);
-        this.minor = major ? new FamilyGc(horizon, expiredBelow, false) : null;
+        this.gc = new FamilyGc(horizon, expiredBelow, major, preTransactional);
+        this.minor = major ? new FamilyGc(horizon, expiredBelow, false, preTransactional) : null;
+        this.preTransactional = preTransactional;
     }
 
     /**
@@ -132,10 +140,12 @@ final class RowGc {
             Long commitTs = commits.get(key);
             GcStatusResolver.Resolved r = commitTs != null ? GcStatusResolver.Resolved.committed(commitTs)
                     : statuses.resolve(row, family, qualifier, version);
-            boolean familyDelete = OnDiskLayout.isFamilyDeleteMarker(cell);
+            // A pre-switch cell is plain data whatever its qualifier and value (no tombstones before the switch).
+            boolean preSwitch = preTransactional.covers(version);
+            boolean familyDelete = !preSwitch && OnDiskLayout.isFamilyDeleteMarker(cell);
             int column = familyDelete ? 0 : columns.computeIfAbsent(new QualifierKey(qualifier),
                     q -> columns.size());
-            boolean tombstone = OnDiskLayout.isTombstone(cell);
+            boolean tombstone = !preSwitch && OnDiskLayout.isTombstone(cell);
             index[i] = gc.add(column, version, r.status(), r.commitTs(), tombstone, familyDelete);
             if (minor != null) {
                 minor.add(column, version, r.status(), r.commitTs(), tombstone, familyDelete);

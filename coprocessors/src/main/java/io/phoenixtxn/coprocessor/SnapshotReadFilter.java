@@ -4,6 +4,7 @@ import io.phoenixtxn.client.CommitCellReader;
 import io.phoenixtxn.client.CommitResolver;
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.snapshot.ColumnVersionSelector;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.Visibility;
 import org.apache.hadoop.hbase.Cell;
@@ -33,7 +34,9 @@ import java.util.List;
  * Family-delete markers sort before their own commit cells but before any ordinary data of their family too: the
  * newest few wait for their commit cells ({@link PendingFamilyDeletes}) and are decided before the first data cell.
  * Seeks are hints only; where HBase does not honour them (reversed scans run forward within a row but honour only
- * backward hints) the cells in between arrive and get the same answers.
+ * backward hints) the cells in between arrive and get the same answers. In a table made transactional after it was
+ * written, a version without a commit cell below the "committed below" bound is committed at its version
+ * ({@link PreTransactionalCells}), decided before any look-up.
  */
 final class SnapshotReadFilter extends FilterBase {
     private final Snapshot snapshot;
@@ -42,6 +45,7 @@ final class SnapshotReadFilter extends FilterBase {
     private final Filter userFilter;
     private final ColumnVersionSelector selector;
     private final FamilyTtl.ForReader ttl;
+    private final PreTransactionalCells preTransactional;
 
     /** Commit cells of the current family that the read may need. */
     private final CommitCellIndex familyCommits = new CommitCellIndex();
@@ -62,7 +66,14 @@ final class SnapshotReadFilter extends FilterBase {
     /** @param ttl the families' TTL as this snapshot sees it (expired committed values read as absent) */
     SnapshotReadFilter(Snapshot snapshot, CommitResolver resolver, CommitCellReader commitCells, Filter userFilter,
                        FamilyTtl.ForReader ttl) {
+        this(snapshot, resolver, commitCells, userFilter, ttl, PreTransactionalCells.NONE);
+    }
+
+    /** @param preTransactional the table's "committed below" rule (a table made transactional after it was written) */
+    SnapshotReadFilter(Snapshot snapshot, CommitResolver resolver, CommitCellReader commitCells, Filter userFilter,
+                       FamilyTtl.ForReader ttl, PreTransactionalCells preTransactional) {
         this.ttl = ttl;
+        this.preTransactional = preTransactional;
         this.snapshot = snapshot;
         this.resolver = resolver;
         this.commitCells = commitCells;
@@ -114,7 +125,7 @@ final class SnapshotReadFilter extends FilterBase {
                 break;
         }
         boolean moreVersions = decision == ColumnVersionSelector.Decision.INCLUDE;
-        if (OnDiskLayout.isFamilyDeleteMarker(cell)) {
+        if (OnDiskLayout.isFamilyDeleteMarker(cell) && !preTransactional.covers(version)) {
             // Versions arrive newest first; for SNAPSHOT_ALL keep the newest visible delete.
             if (familyDeleteVersion < 0) {
                 familyDeleteVersion = version;
@@ -126,7 +137,8 @@ final class SnapshotReadFilter extends FilterBase {
                 familyDeleteCommitTs, version, commitTs)) {
             return ReturnCode.NEXT_COL;
         }
-        if (OnDiskLayout.isTombstone(cell) || expired(cell, version, commitTs)) {
+        // A pre-switch cell is plain data, even with an empty value (non-transactional deletes are HBase markers).
+        if ((OnDiskLayout.isTombstone(cell) && !preTransactional.covers(version)) || expired(cell, version, commitTs)) {
             return moreVersions ? ReturnCode.SKIP : ReturnCode.NEXT_COL;
         }
         if (userFilter == null) {
@@ -152,7 +164,8 @@ final class SnapshotReadFilter extends FilterBase {
      */
     private boolean mayWaitForCommitCell(Cell cell, long version) {
         return familyDeleteVersion < 0 && !selector.isDone() && !pendingDeletes.isFull()
-                && OnDiskLayout.isFamilyDeleteMarker(cell) && Visibility.needsCommitTimestamp(snapshot, version);
+                && OnDiskLayout.isFamilyDeleteMarker(cell) && Visibility.needsCommitTimestamp(snapshot, version)
+                && !preTransactional.covers(version);
     }
 
     /**
@@ -225,13 +238,18 @@ final class SnapshotReadFilter extends FilterBase {
 
     /** The commit timestamp of {@code version} of the cell's column, from the region, the commit table or the TM. */
     private long resolve(Cell cell, long version) throws IOException {
+        long preSwitch = preTransactional.commitTimestampOf(version);
+        if (preSwitch != Visibility.NOT_COMMITTED) {
+            return preSwitch; // written before the table became transactional: committed, nothing to look up
+        }
         return resolver.resolve(CellUtil.cloneRow(cell), CellUtil.cloneFamily(cell), CellUtil.cloneQualifier(cell),
                 version, snapshot.txId(), commitCells);
     }
 
     /** A committed value older than the family's TTL at this snapshot's start reads as no value (FamilyTtl). */
     private boolean expired(Cell cell, long version, long commitTs) {
-        return !Visibility.isOwnWrite(snapshot, version) && commitTs < ttl.expiredBelow(cell);
+        return !Visibility.isOwnWrite(snapshot, version)
+                && preTransactional.ttlTimeOf(version, commitTs) < ttl.expiredBelow(cell);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.phoenixtxn.client.ObserverNames;
 import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.coprocessor.fastpath.FastPathRegion;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
 import org.apache.hadoop.hbase.Cell;
@@ -56,7 +57,9 @@ import java.util.Optional;
  * server's GC horizon ({@link SnapshotAge}). Flushes and compactions are garbage-collected ({@link TransactionalGc})
  * by this observer only where the table does not carry a GC observer ({@link ObserverNames#GC}): tables created
  * before GC existed carry this observer alone. The fast path (single-row transactions without the TM, VLDB'18
- * sec. 4) lives in {@link FastPathRegion}; the hooks here only hand over to it.
+ * sec. 4) lives in {@link FastPathRegion}; the hooks here only hand over to it. A table made transactional after it
+ * was written ({@link ConvertedTable}) reads its old cells as committed ({@link PreTransactionalCells}) and refuses
+ * non-transactional writes ({@link NonTransactionalWriteCheck}).
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
@@ -64,6 +67,8 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private volatile CommitTableCheck commitTableCheck;
     private volatile TableName table;
     private volatile FastPathRegion fastPath;
+    private volatile PreTransactionalCells preTransactional = PreTransactionalCells.NONE;
+    private volatile NonTransactionalWriteCheck nonTransactionalWrites;
     /** Null where a GC observer of the table collects its stores. */
     private volatile TransactionalGc gc;
 
@@ -80,8 +85,11 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         commitTableCheck = new CommitTableCheck(config.commitTable());
         TableDescriptor descriptor = regionEnv.getRegion().getTableDescriptor();
         table = descriptor.getTableName();
+        preTransactional = ConvertedTable.rule(descriptor);
+        nonTransactionalWrites = new NonTransactionalWriteCheck(preTransactional, table);
         gc = carriesGcObserver(descriptor) ? null : new TransactionalGc(regionEnv);
-        fastPath = FastPathRegion.start(regionEnv, commitTable, RegionServerTm::current, this::verifyCommitTable);
+        fastPath = FastPathRegion.start(regionEnv, commitTable, RegionServerTm::current, this::verifyCommitTable,
+                preTransactional);
         OverriddenFamilySettings.report(descriptor, retention);
     }
 
@@ -178,7 +186,21 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     @Override
     public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> ctx,
                                MiniBatchOperationInProgress<Mutation> miniBatchOp) throws IOException {
+        nonTransactionalWrites.verify(miniBatchOp);
         fastPath.beforeBatch(miniBatchOp);
+    }
+
+    /**
+     * A Delete without a timestamp of a column's newest version: on a converted table refused before HBase gives it
+     * that version, which preBatchMutate could not tell from a transaction's ({@link NonTransactionalWriteCheck}).
+     * Deprecated in HBase 2 without a replacement; it is the only hook before HBase picks the version.
+     */
+    @Override
+    @SuppressWarnings("deprecation")
+    public void prePrepareTimeStampForDeleteVersion(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                                    Mutation mutation, Cell cell, byte[] byteNow, Get get)
+            throws IOException {
+        nonTransactionalWrites.verifyLatestVersionDelete(cell);
     }
 
     @Override
@@ -276,7 +298,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Region region = ctx.getEnvironment().getRegion();
         return new SnapshotReadFilter(snapshot, resolver, new RegionCommitCellReader(region,
                 ctx.getEnvironment().getConnection()), user,
-                new FamilyTtl.ForReader(region.getTableDescriptor(), snapshot.txId()));
+                new FamilyTtl.ForReader(region.getTableDescriptor(), snapshot.txId()), preTransactional);
     }
 
     private static Snapshot snapshotOf(OperationWithAttributes op) throws IOException {

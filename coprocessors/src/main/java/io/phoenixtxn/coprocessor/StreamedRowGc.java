@@ -2,6 +2,7 @@ package io.phoenixtxn.coprocessor;
 
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.snapshot.FamilyGc;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -34,7 +35,8 @@ import java.util.NoSuchElementException;
  * committed versions. The caller stops streaming for the region after such a failure. A commit cell whose data
  * version is not in the row (an orphan) is kept here ({@link RowGc} drops those in a major compaction). When a
  * major compaction's verdicts would drop "no value" markers, cells outside the input are checked as {@link RowGc}
- * does, against a view of the model.
+ * does, against a view of the model. In a table made transactional after it was written, the pre-switch cells follow
+ * the "committed below" rule as in {@link RowGc} ({@link PreTransactionalCells}).
  */
 final class StreamedRowGc {
     /** Reads one row of the compaction's input, in HBase's order, from a scanner of its own. */
@@ -61,11 +63,21 @@ final class StreamedRowGc {
     private final long horizon;
     private final long expiredBelow;
     private final boolean major;
+    private final PreTransactionalCells preTransactional;
 
     StreamedRowGc(long horizon, long expiredBelow, boolean major) {
+        this(horizon, expiredBelow, major, PreTransactionalCells.NONE);
+    }
+
+    /**
+     * @param preTransactional the table's "committed below" rule: a pre-switch cell is data whatever its value and
+     *                         qualifier, and its TTL counts from its millisecond (as in {@link RowGc})
+     */
+    StreamedRowGc(long horizon, long expiredBelow, boolean major, PreTransactionalCells preTransactional) {
         this.horizon = horizon;
         this.expiredBelow = expiredBelow;
         this.major = major;
+        this.preTransactional = preTransactional;
     }
 
     /**
@@ -75,7 +87,7 @@ final class StreamedRowGc {
      */
     Verdicts decide(byte[] row, byte[] family, CompactionInput input, GcStatusResolver statuses,
                     RowGc.OutsideInput outside, long maxCells) throws IOException {
-        Model model = new Model(statuses);
+        Model model = new Model(statuses, preTransactional);
         if (!input.readRow(row, model::add, maxCells)) {
             return null;
         }
@@ -88,8 +100,8 @@ final class StreamedRowGc {
             }
             column.sortCommits();
         }
-        FamilyGc gc = new FamilyGc(horizon, expiredBelow, major);
-        FamilyGc minor = major ? new FamilyGc(horizon, expiredBelow, false) : null;
+        FamilyGc gc = new FamilyGc(horizon, expiredBelow, major, preTransactional);
+        FamilyGc minor = major ? new FamilyGc(horizon, expiredBelow, false, preTransactional) : null;
         List<Long> invalidatedCandidates = new ArrayList<>();
         for (int c = 0; c < model.columns.size(); c++) {
             Column column = model.columns.get(c);
@@ -273,14 +285,16 @@ final class StreamedRowGc {
     /** The first pass's view of the row. */
     private static final class Model {
         final GcStatusResolver statuses;
+        final PreTransactionalCells preTransactional;
         final List<Column> columns = new ArrayList<>();
         final Map<RowGc.QualifierKey, Column> byQualifier = new HashMap<>();
         boolean malformed;
         private Column last;
         private boolean lastIsCommit;
 
-        Model(GcStatusResolver statuses) {
+        Model(GcStatusResolver statuses, PreTransactionalCells preTransactional) {
             this.statuses = statuses;
+            this.preTransactional = preTransactional;
         }
 
         void add(Cell cell) {
@@ -302,7 +316,9 @@ final class StreamedRowGc {
             } else {
                 Column column = columnOf(cell, false);
                 column.data.add(cell.getTimestamp());
-                column.dataFlags.add((OnDiskLayout.isTombstone(cell) ? TOMBSTONE : 0)
+                // A pre-switch cell is plain data whatever its qualifier and value (no tombstones before the switch)
+                column.dataFlags.add(preTransactional.covers(cell.getTimestamp()) ? 0
+                        : (OnDiskLayout.isTombstone(cell) ? TOMBSTONE : 0)
                         | (OnDiskLayout.isFamilyDeleteMarker(cell) ? FAMILY_DELETE : 0));
             }
         }

@@ -3,6 +3,7 @@ package io.phoenixtxn.coprocessor;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.tm.Horizon;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -46,6 +47,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       replaces their memstore snapshot with it), and a scanner opened before its transaction expired would read
  *       the flushed file: it must hold everything such a snapshot can see. Aborted versions are seen by none.
  *       Compactions never change the files of an open scanner.</li>
+ *   <li>A table made transactional after it was written ({@link ConvertedTable}): its pre-switch cells are committed
+ *       ({@link PreTransactionalCells}), so the newest one below the horizon is kept like any committed version.</li>
  *   <li>After either: the invalid markers of the invalidated writers it dropped go once below the commit-point
  *       horizon ({@link InvalidMarkerJanitor}).</li>
  * </ul>
@@ -58,6 +61,7 @@ final class TransactionalGc {
     private final String commitTableName;
     private final GcConfig config;
     private final RegionCommitCellReader regionCells;
+    private final PreTransactionalCells preTransactional;
     /** The scanner of each compaction in progress, for its end ({@link #afterCompaction}); weak: failed ones vanish. */
     private final Map<CompactionRequest, GcScanner> running = Collections.synchronizedMap(new WeakHashMap<>());
     /** The scanner of each store's flush in progress (one at a time per store), for its end ({@link #afterFlush}). */
@@ -73,6 +77,7 @@ final class TransactionalGc {
         this.commitTableName = TxnClientConfig.from(env.getConfiguration()::get).commitTable();
         this.config = GcConfig.from(env.getConfiguration()::get);
         this.regionCells = new RegionCommitCellReader(region, env.getConnection());
+        this.preTransactional = ConvertedTable.rule(region.getTableDescriptor());
     }
 
     InternalScanner forFlush(Store store, InternalScanner scanner) throws IOException {
@@ -81,8 +86,8 @@ final class TransactionalGc {
             return scanner;
         }
         // FamilyGc below Long.MIN_VALUE: nothing is settled, only aborted versions go (see the class comment).
-        GcScanner gc = scanner(store, scanner, horizon, new RowGc(Long.MIN_VALUE, Long.MIN_VALUE, false),
-                RowGc.OutsideInput.NONE, "flush", null);
+        GcScanner gc = scanner(store, scanner, horizon, new RowGc(Long.MIN_VALUE, Long.MIN_VALUE, false,
+                preTransactional), RowGc.OutsideInput.NONE, "flush", null);
         flushing.put(store, gc);
         return gc;
     }
@@ -106,11 +111,12 @@ final class TransactionalGc {
         long expiredBelow = expiredBelow(store.getColumnFamilyDescriptor(), horizon);
         GcScanner.Streaming streaming = streamingDisabled || config.streamMaxCells() == 0
                 || !(store instanceof HStore hstore) ? null
-                : new GcScanner.Streaming(new StreamedRowGc(horizon.gc(), expiredBelow, major),
+                : new GcScanner.Streaming(new StreamedRowGc(horizon.gc(), expiredBelow, major,
+                        preTransactional),
                         new StoreCompactionInput(hstore, request, hstore.getSmallestReadPoint()),
                         config.streamMaxCells(), this::disagreed);
-        GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(), expiredBelow, major), outside,
-                major ? "major compaction" : "minor compaction", streaming);
+        GcScanner gc = scanner(store, scanner, horizon, new RowGc(horizon.gc(), expiredBelow, major,
+                preTransactional), outside, major ? "major compaction" : "minor compaction", streaming);
         running.put(request, gc);
         return gc;
     }
@@ -161,8 +167,8 @@ final class TransactionalGc {
         String where = what + " of " + region.getRegionInfo().getEncodedName() + "/" + store.getColumnFamilyName()
                 + " (" + region.getTableDescriptor().getTableName() + ")";
         CommitTable commitTable = GcCommitTable.of(env, commitTableName);
-        return new GcScanner(scanner, rowGc, new GcStatusResolver(horizon, commitTable, regionCells, where), outside,
-                config.rowMaxCells(), where, streaming);
+        return new GcScanner(scanner, rowGc, new GcStatusResolver(horizon, commitTable, regionCells, where,
+                preTransactional), outside, config.rowMaxCells(), where, streaming);
     }
 
     /**

@@ -74,6 +74,11 @@ final class SyntheticRow implements CommitCellReader {
                 : commitCell(OnDiskLayout.FAMILY_DELETE_QUALIFIER, version, commitTs);
     }
 
+    /** The row's cells as added (tests add cells of their own making). */
+    List<Cell> cellsForTest() {
+        return cells;
+    }
+
     /** The cells in HBase's order, on heap. */
     List<Cell> cells() {
         List<Cell> sorted = new ArrayList<>(cells);

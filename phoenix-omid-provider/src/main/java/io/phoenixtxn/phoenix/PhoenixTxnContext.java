@@ -107,6 +107,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     }
 
     private PhoenixTxnClient phoenixClient() throws SQLException {
+        return phoenixClientOf(connection);
+    }
+
+    private static PhoenixTxnClient phoenixClientOf(PhoenixConnection connection) throws SQLException {
         if (connection == null) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.NULL_TRANSACTION_CONTEXT).build().buildException();
         }
@@ -121,6 +125,23 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     Transaction transaction() {
         return tx;
+    }
+
+    /**
+     * Before a transactional read or write of {@code table}: a table made transactional after it was written is
+     * used only once its conversion is complete and fenced ({@link ConversionFence}). Sub-task contexts check through
+     * their parent's connection; contexts decoded on a region server have none (they read on behalf of a client
+     * context that checked).
+     */
+    void beforeUsing(TableName table) throws IOException {
+        if (metadataOwner == null) {
+            return;
+        }
+        try {
+            ConversionFence.ensure(phoenixClientOf(metadataOwner).txnClient(), table);
+        } catch (SQLException e) {
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
     /** The running transaction, for table wrappers; their calls fail clearly when none is attached. */
@@ -277,6 +298,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         } catch (SQLException e) {
             throw new IOException(e.getMessage(), e);
         }
+        // A kept-back row is a write of the table as much as a regular one: a converted table's switch is completed
+        // first (ConversionFence), else its bwc could reach regions that do not run our observer yet.
+        beforeUsing(physical);
         stashed = new FastPathRoute.StashedWrite(physical, write, mode);
         return true;
     }

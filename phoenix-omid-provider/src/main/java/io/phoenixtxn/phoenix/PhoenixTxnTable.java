@@ -64,6 +64,7 @@ final class PhoenixTxnTable implements Table {
             }
         }
         try {
+            context.beforeUsing(table.getName());
             write.run(tx);
         } catch (IOException e) {
             if (DroppedIndexWrites.isDroppedIndex(connection, dataTable, table.getName(), e)) {
@@ -112,6 +113,7 @@ final class PhoenixTxnTable implements Table {
     @Override
     public Result get(Get get) throws IOException {
         try {
+            context.beforeUsing(table.getName());
             return table.get(tx(), get);
         } catch (IOException e) {
             throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
@@ -121,6 +123,7 @@ final class PhoenixTxnTable implements Table {
     @Override
     public Result[] get(List<Get> gets) throws IOException {
         try {
+            context.beforeUsing(table.getName());
             return table.get(tx(), gets);
         } catch (IOException e) {
             throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
@@ -129,6 +132,7 @@ final class PhoenixTxnTable implements Table {
 
     @Override
     public boolean exists(Get get) throws IOException {
+        context.beforeUsing(table.getName());
         return table.exists(tx(), get);
     }
 
@@ -150,6 +154,7 @@ final class PhoenixTxnTable implements Table {
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
         ResultScanner scanner;
         try {
+            context.beforeUsing(table.getName());
             scanner = new DroppedTableScanner(table.getScanner(tx(), snapshotScan), table.getName(),
                     context.metadataOwner());
         } catch (IOException e) {

@@ -39,6 +39,7 @@ public final class FamilyGc {
     private final long horizon;
     private final long expiredBelow;
     private final boolean major;
+    private final PreTransactionalCells preTransactional;
 
     private int size;
     private int[] column = new int[16];
@@ -58,12 +59,21 @@ public final class FamilyGc {
      * @param major        a major compaction (sees every file of the store)
      */
     public FamilyGc(long horizon, long expiredBelow, boolean major) {
+        this(horizon, expiredBelow, major, PreTransactionalCells.NONE);
+    }
+
+    /**
+     * @param preTransactional the table's "committed below" rule: a TTL is measured on a pre-switch cell's
+     *                         millisecond ({@link PreTransactionalCells#ttlTimeOf})
+     */
+    public FamilyGc(long horizon, long expiredBelow, boolean major, PreTransactionalCells preTransactional) {
         if (expiredBelow > horizon) {
             throw new IllegalArgumentException("TTL bound " + expiredBelow + " above the horizon " + horizon);
         }
         this.horizon = horizon;
         this.expiredBelow = expiredBelow;
         this.major = major;
+        this.preTransactional = preTransactional;
     }
 
     /** Starts a new row-family group; the arrays are reused. */
@@ -179,7 +189,7 @@ public final class FamilyGc {
         }
         for (int c = 0; c < columns; c++) {
             int n = highest[c];
-            if (n >= 0 && (tombstone[n] || commitTs[n] < expiredBelow
+            if (n >= 0 && (tombstone[n] || preTransactional.ttlTimeOf(version[n], commitTs[n]) < expiredBelow
                     || (familyDeleteInForce >= 0 && masks(familyDeleteInForce, n)))) {
                 keep[n] = false;
             }

@@ -42,6 +42,7 @@ class TxnSettingsTest {
     void defaultsAreUnchanged() {
         Map<String, Object> expected = new TreeMap<>();
         expected.put("phoenix.transactions.enabled", false);
+        expected.put("phoenix.txn.alter.to.transactional", false);
         expected.put("phoenix.txn.tm.mode", "auto");
         expected.put("phoenix.txn.tm.conflict.entries", 4_194_304L);
         expected.put("phoenix.txn.tm.conflict.associativity", 16L);
@@ -106,6 +107,7 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.fastpath.read.wait.ms", 30_000L);
         expected.put("phoenix.txn.fastpath.slot.max.age.ms", 1_000L);
         expected.put("phoenix.txn.fastpath", null);
+        expected.put("phoenix.txn.committed.below", null);
         expected.put("phoenix.txn.stack.startup.timeout.s", 300L);
         Map<String, Object> actual = new TreeMap<>();
         for (Setting<?> setting : TxnSettings.all()) {

@@ -3,6 +3,7 @@ package io.phoenixtxn.coprocessor.fastpath;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.fastpath.FastPathWire;
 import io.phoenixtxn.coprocessor.GcHorizon;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManager;
@@ -55,12 +56,13 @@ public final class FastPathRegion {
     private final CommitTableVerifier verifier;
 
     private FastPathRegion(RegionCoprocessorEnvironment env, CommitTable commitTable, TimestampSource timestamps,
-                           CommitTableVerifier verifier, FastPathConfig config) {
+                           CommitTableVerifier verifier, FastPathConfig config,
+                           PreTransactionalCells preTransactional) {
         this.clock = RegionServerClocks.of(env.getServerName().toString(), timestamps,
                 config.slotMaxAgeMs());
         this.bootstrap = new RegionBootstrap(clock, timestamps);
         this.inFlight = new InFlightWrites(config.readWaitMs());
-        this.rows = new RowReader(env.getRegion(), commitTable, GcHorizon::current);
+        this.rows = new RowReader(env.getRegion(), commitTable, GcHorizon::current, preTransactional);
         this.tentativeWrites = new TentativeWriteCheck(env.getRegion(), rows, bootstrap, clock);
         this.writer = new FastPathWriter(env.getRegion(), rows, bootstrap, clock, inFlight, tentativeWrites,
                 config.bootstrapWaitMs(), () -> GcHorizon.current().gc());
@@ -70,11 +72,13 @@ public final class FastPathRegion {
     /**
      * @param tm the TM the region server asks (null while it knows none): the source of bootstrap timestamps and of the
      *           clock's reserved slots
+     * @param preTransactional the table's "committed below" rule (a table made transactional after it was written)
      */
     public static FastPathRegion start(RegionCoprocessorEnvironment env, CommitTable commitTable,
-                                       Supplier<TransactionManager> tm, CommitTableVerifier verifier) {
+                                       Supplier<TransactionManager> tm, CommitTableVerifier verifier,
+                                       PreTransactionalCells preTransactional) {
         return new FastPathRegion(env, commitTable, timestampsOf(tm), verifier,
-                FastPathConfig.from(env.getConfiguration()::get));
+                FastPathConfig.from(env.getConfiguration()::get), preTransactional);
     }
 
     private static TimestampSource timestampsOf(Supplier<TransactionManager> tm) {

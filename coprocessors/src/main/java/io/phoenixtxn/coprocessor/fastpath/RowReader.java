@@ -3,6 +3,7 @@ package io.phoenixtxn.coprocessor.fastpath;
 import io.phoenixtxn.client.CommitTable;
 import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.coprocessor.FamilyTtl;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.snapshot.Visibility;
 import io.phoenixtxn.tm.Horizon;
@@ -30,18 +31,26 @@ import java.util.function.Supplier;
  * through the commit table (it is not live: a dead client's versions must not block the row's fast-path writes).
  * Any other writer may still commit: pending. No TM question and no waiting: the fast path never holds back a live
  * regular transaction (VLDB'18 sec. 4.2). Values whose commit expired by the family's TTL ({@link FamilyTtl}) at the
- * present are not visible.
+ * present are not visible. In a table made transactional after it was written, a pre-switch cell is committed at its
+ * version ({@link PreTransactionalCells}), decided before any writer look-up: its "writer" would read as dead.
  */
 final class RowReader {
     private final Region region;
     private final CommitTable commitTable;
     private final Supplier<Horizon> horizon;
+    private final PreTransactionalCells preTransactional;
 
     /** @param horizon the region server's horizons ({@code GcHorizon.current()}; unknown: no writer is taken dead) */
     RowReader(Region region, CommitTable commitTable, Supplier<Horizon> horizon) {
+        this(region, commitTable, horizon, PreTransactionalCells.NONE);
+    }
+
+    RowReader(Region region, CommitTable commitTable, Supplier<Horizon> horizon,
+              PreTransactionalCells preTransactional) {
         this.region = region;
         this.commitTable = commitTable;
         this.horizon = horizon;
+        this.preTransactional = preTransactional;
     }
 
     /** The row for a read (brc, br) or a check: writers that may still commit are reported pending. */
@@ -57,7 +66,7 @@ final class RowReader {
     private RowState read(byte[] row, TentativeVersionResolver.Mode mode) throws IOException {
         RowState.Resolver resolver = new TentativeVersionResolver(row, commitTable, this::commitCell, horizon, mode);
         RowState state = RowState.analyze(row, scan(new Get(row).readAllVersions(), new NewestCommittedFilter()),
-                resolver, NewestCommittedFilter.LIMIT);
+                resolver, NewestCommittedFilter.LIMIT, preTransactional);
         for (RowState.Column column : state.undecidedColumns()) {
             Get whole = new Get(row).readAllVersions().addColumn(column.family, column.qualifier)
                     .addColumn(column.family, OnDiskLayout.commitQualifier(column.qualifier));

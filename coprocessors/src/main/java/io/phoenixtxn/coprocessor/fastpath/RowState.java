@@ -1,6 +1,7 @@
 package io.phoenixtxn.coprocessor.fastpath;
 
 import io.phoenixtxn.client.OnDiskLayout;
+import io.phoenixtxn.snapshot.PreTransactionalCells;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.snapshot.Visibility;
 import org.apache.hadoop.hbase.Cell;
@@ -33,6 +34,10 @@ import java.util.function.ToLongFunction;
  * <p>A family's TTL ({@link #expiring}) hides values whose commit timestamp expired, as transactional readers and GC
  * rule ({@code FamilyTtl}): brc does not return them and brwc computes from them as absent. The row's version still
  * counts them (a wc bound is about commits, not values).
+ *
+ * <p>In a table made transactional after it was written, a version without a commit cell below the "committed below"
+ * bound is committed at its version and is data whatever its value or qualifier ({@link PreTransactionalCells});
+ * the resolver is never asked about it (its "writer" would lie below every horizon and read as dead).
  */
 final class RowState {
     /** The resolver's answer for a version whose writer may still commit. */
@@ -79,16 +84,20 @@ final class RowState {
     private final Map<ColumnKey, Column> columns;
     /** Per family: commit timestamps below this have expired. */
     private final ToLongFunction<byte[]> expiredBelow;
+    /** The table's "committed below" rule (a table made transactional after it was written). */
+    private final PreTransactionalCells preTransactional;
 
-    private RowState(byte[] row, Map<ColumnKey, Column> columns, ToLongFunction<byte[]> expiredBelow) {
+    private RowState(byte[] row, Map<ColumnKey, Column> columns, ToLongFunction<byte[]> expiredBelow,
+                     PreTransactionalCells preTransactional) {
         this.row = row;
         this.columns = columns;
         this.expiredBelow = expiredBelow;
+        this.preTransactional = preTransactional;
     }
 
     /** This state with the families' TTLs applied: {@code expiredBelow} gives a family's expiry bound. */
     RowState expiring(ToLongFunction<byte[]> expiredBelow) {
-        return new RowState(row, columns, expiredBelow);
+        return new RowState(row, columns, expiredBelow, preTransactional);
     }
 
     /**
@@ -98,6 +107,16 @@ final class RowState {
      *                    (its older versions were not read); 0: every version was read
      */
     static RowState analyze(byte[] row, List<Cell> cells, Resolver resolver, int prefixLimit) throws IOException {
+        return analyze(row, cells, resolver, prefixLimit, PreTransactionalCells.NONE);
+    }
+
+    /**
+     * @param preTransactional the table's "committed below" rule: a pre-switch version (no commit cell, below the
+     *                         bound) is committed at its version, before the resolver is asked, and is data whatever
+     *                         its value or qualifier
+     */
+    static RowState analyze(byte[] row, List<Cell> cells, Resolver resolver, int prefixLimit,
+                            PreTransactionalCells preTransactional) throws IOException {
         Map<ColumnKey, Map<Long, Long>> commitCells = new HashMap<>();
         Map<ColumnKey, List<Cell>> data = new LinkedHashMap<>();
         Map<ColumnKey, Column> columns = new LinkedHashMap<>();
@@ -125,14 +144,14 @@ final class RowState {
         }
         for (Map.Entry<ColumnKey, Column> entry : columns.entrySet()) {
             decide(entry.getValue(), data.get(entry.getKey()), commitCells.getOrDefault(entry.getKey(), Map.of()),
-                    writers, resolver, prefixLimit);
+                    writers, resolver, prefixLimit, preTransactional);
         }
-        return new RowState(row, columns, NO_TTL);
+        return new RowState(row, columns, NO_TTL, preTransactional);
     }
 
     /** This state with {@code column} decided again from all its versions (see {@link RowReader}). */
     RowState withColumn(Column column, List<Cell> cells, Resolver resolver) throws IOException {
-        RowState whole = analyze(row, cells, resolver, 0);
+        RowState whole = analyze(row, cells, resolver, 0, preTransactional);
         Map<ColumnKey, Column> merged = new LinkedHashMap<>(columns);
         ColumnKey key = key(column.family, column.qualifier);
         Column decided = whole.columns.get(key);
@@ -141,14 +160,18 @@ final class RowState {
         } else {
             merged.put(key, decided);
         }
-        return new RowState(row, merged, expiredBelow);
+        return new RowState(row, merged, expiredBelow, preTransactional);
     }
 
     private static void decide(Column column, List<Cell> versions, Map<Long, Long> commitCells,
-                               Map<Long, Long> writers, Resolver resolver, int prefixLimit) throws IOException {
+                               Map<Long, Long> writers, Resolver resolver, int prefixLimit,
+                               PreTransactionalCells preTransactional) throws IOException {
         for (Cell cell : versions) {
             long version = cell.getTimestamp();
             Long commitTs = commitCells.get(version);
+            if (commitTs == null && preTransactional.covers(version)) {
+                commitTs = version; // written before the table became transactional: no writer to look up
+            }
             if (commitTs == null && !TimestampLayout.isFastPathVersion(version)) {
                 commitTs = writers.get(TimestampLayout.txIdOf(version));
             }
@@ -242,12 +265,13 @@ final class RowState {
     }
 
     private Cell visible(Column c) {
-        if (c == null || c.committed == null || c.isFamilyDelete() || OnDiskLayout.isTombstone(c.committed)
-                || c.commitTs < expiredBelow.applyAsLong(c.family)) {
+        if (c == null || c.committed == null || isDelete(c)
+                || preTransactional.ttlTimeOf(c.committed.getTimestamp(), c.commitTs)
+                < expiredBelow.applyAsLong(c.family)) {
             return null;
         }
         Column marker = columns.get(key(c.family, OnDiskLayout.FAMILY_DELETE_QUALIFIER));
-        if (marker != null && marker.committed != null) {
+        if (marker != null && marker.committed != null && isDelete(marker)) {
             long markerVersion = marker.committed.getTimestamp();
             long version = c.committed.getTimestamp();
             // Visibility.isMaskedByFamilyDelete for committed versions: commit order, then version within one commit
@@ -256,6 +280,12 @@ final class RowState {
             }
         }
         return c.committed;
+    }
+
+    /** A committed tombstone or family-delete marker; a pre-switch cell is data whatever its value or qualifier. */
+    private boolean isDelete(Column c) {
+        return !preTransactional.covers(c.committed.getTimestamp())
+                && (c.isFamilyDelete() || OnDiskLayout.isTombstone(c.committed));
     }
 
     private static ColumnKey key(byte[] family, byte[] qualifier) {

@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * the optimizer really reads the index for the hinted query ({@link IndexVerifier}, the check operators run with
  * {@code phoenix-txn-admin verify-index}). Shared by the online CREATE INDEX tests.
  */
-final class IndexChecks {
+public final class IndexChecks {
     private IndexChecks() {
     }
 
@@ -29,7 +29,8 @@ final class IndexChecks {
      * {@code SELECT columns} of the table (the first column must be the BIGINT key) for the caller's own checks; on
      * a difference, fails with the verifier's report and every raw cell of the differing rows.
      */
-    static Map<Long, String> assertIndexEqualsTable(String table, String index, String columns) throws Exception {
+    public static Map<Long, String> assertIndexEqualsTable(String table, String index, String columns)
+            throws Exception {
         try (Connection c = SharedStack.connect()) {
             c.setAutoCommit(false); // every read below in one transaction: one snapshot
             try {
@@ -104,7 +105,7 @@ final class IndexChecks {
         }
     }
 
-    static Map<Long, String> rows(Connection c, String sql) throws SQLException {
+    public static Map<Long, String> rows(Connection c, String sql) throws SQLException {
         try (PreparedStatement p = c.prepareStatement(sql)) {
             return rows(p);
         }
