@@ -1,6 +1,7 @@
 package io.phoenixtxn.it.client;
 
 import io.phoenixtxn.client.CommitTable;
+import io.phoenixtxn.client.CommitTableAdmin;
 import io.phoenixtxn.client.HBaseCommitTable;
 import io.phoenixtxn.client.ProtocolHooks;
 import io.phoenixtxn.client.Transaction;
@@ -13,6 +14,7 @@ import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.tm.AbortReason;
 import io.phoenixtxn.tm.metrics.MetricsSnapshot;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -100,6 +102,9 @@ class TxnClientMetricsIT {
         TxnClientConfig config = TxnClientConfig.defaults().withPostCommitMode(TxnClientConfig.PostCommitMode.ASYNC)
                 .withCleanerIntervalMs(0);
         metrics = new TxnClientMetrics(1);
+        try (Admin admin = ClientTables.hbase().getAdmin()) {
+            CommitTableAdmin.ensureExists(admin, TableName.valueOf(config.commitTable()), config.commitTableRegions());
+        }
         commitTable = new GatedCommitTable(new HBaseCommitTable(ClientTables.hbase(),
                 TableName.valueOf(config.commitTable())));
         client = new TxnClient(ClientTables.hbase(), () -> SharedStack.get().transactionManager(), config,
@@ -179,7 +184,7 @@ class TxnClientMetricsIT {
         assertEquals(null, read(table, reader, "d"));
         readerDone.countDown();
         ExecutionException e = assertThrows(ExecutionException.class, () -> commit.get(LATCH_SECONDS, TimeUnit.SECONDS));
-        assertEquals(AbortReason.INVALIDATED, assertInstanceOf(TxnAbortedException.class, e.getCause().getCause())
+        assertEquals(AbortReason.INVALIDATED, assertInstanceOf(TxnAbortedException.class, e.getCause())
                 .reason());
         assertEquals(1, metrics.aborts(AbortReason.INVALIDATED));
 
@@ -189,6 +194,7 @@ class TxnClientMetricsIT {
         assertEquals(1L, seen.get("AbortsInvalidated"));
         assertEquals(0L, seen.get("AbortsFence"));
         assertEquals(1L, seen.get("Commits"), "only the winner committed");
+        client.abort(reader); // read-only: ends it at the TM
     }
 
     private void awaitSnapshot(String name) throws InterruptedException {
