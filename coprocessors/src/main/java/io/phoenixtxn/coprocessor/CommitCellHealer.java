@@ -1,6 +1,7 @@
 package io.phoenixtxn.coprocessor;
 
 import io.phoenixtxn.client.OnDiskLayout;
+import io.phoenixtxn.client.ResolutionCounters;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
@@ -43,6 +44,7 @@ public final class CommitCellHealer {
             try (Table t = connection.getTable(table)) {
                 t.put(new Put(row).addColumn(family, OnDiskLayout.commitQualifier(qualifier), version,
                         OnDiskLayout.encodeCommitTimestamp(commitTs)));
+                ResolutionCounters.commitCellHealed();
             } catch (Exception e) {
                 LOG.debug("Could not heal a commit cell of {}; readers keep using the commit table", table, e);
             }

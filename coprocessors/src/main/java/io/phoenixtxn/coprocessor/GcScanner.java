@@ -52,6 +52,8 @@ final class GcScanner implements InternalScanner, Shipper {
     private boolean oversizeLogged;
     private long rowsStreamed;
     private final Set<Long> droppedInvalidated = new LinkedHashSet<>();
+    /** Whether this scanner's run was added to {@link GcCounters} (at its first close). */
+    private boolean counted;
     private long cellsIn;
     private long cellsOut;
 
@@ -246,6 +248,10 @@ final class GcScanner implements InternalScanner, Shipper {
 
     @Override
     public void close() throws IOException {
+        if (!counted) {
+            counted = true;
+            GcCounters.ran(cellsIn, cellsIn - cellsOut);
+        }
         try {
             delegate.close();
         } finally {

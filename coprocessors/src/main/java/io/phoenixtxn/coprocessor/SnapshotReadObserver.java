@@ -75,6 +75,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     @Override
     public void start(CoprocessorEnvironment env) throws IOException {
         TxnClientConfig config = TxnClientConfig.from(env.getConfiguration()::get);
+        RegionServerTxnMetrics.ensureRegistered();
         RegionServerTm.configure(env.getConfiguration());
         GcHorizon.configure(env.getConfiguration());
         RegionCoprocessorEnvironment regionEnv = (RegionCoprocessorEnvironment) env;

@@ -30,6 +30,7 @@ public class TransactionalGcObserver implements RegionCoprocessor, RegionObserve
 
     @Override
     public void start(CoprocessorEnvironment env) throws IOException {
+        RegionServerTxnMetrics.ensureRegistered();
         RegionServerTm.configure(env.getConfiguration());
         GcHorizon.configure(env.getConfiguration());
         gc = new TransactionalGc((RegionCoprocessorEnvironment) env);

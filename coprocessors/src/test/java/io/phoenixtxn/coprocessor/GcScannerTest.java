@@ -123,6 +123,33 @@ class GcScannerTest {
         }
     }
 
+    /**
+     * A closed GC scanner adds its run, its cells and the cells it dropped to the region server's counters, once,
+     * and the region server's metrics source reports them (process-wide counters: deltas).
+     */
+    @Test
+    void droppedCellsAreCountedAndExposed() throws IOException {
+        long runs = GcCounters.runs();
+        long scanned = GcCounters.cellsScanned();
+        long dropped = GcCounters.cellsDropped();
+        GcScanner scanner = gc(new BatchScanner(hotRow("a", 5), 3), 1_000);
+        assertEquals(2, drain(scanner).size(), "the newest version and its commit cell stay");
+        scanner.close();
+        scanner.close();
+        assertEquals(runs + 1, GcCounters.runs(), "one run, however often it is closed");
+        assertEquals(scanned + 10, GcCounters.cellsScanned());
+        assertEquals(dropped + 8, GcCounters.cellsDropped());
+
+        RegionServerTxnMetrics.ensureRegistered();
+        assertTrue(RegionServerTxnMetrics.registered());
+        java.util.Map<String, Number> exposed = io.phoenixtxn.tm.metrics.MetricsSnapshot.of(
+                RegionServerTxnMetrics.source());
+        assertEquals(GcCounters.cellsDropped(), exposed.get("GcCellsDropped"));
+        assertEquals(GcCounters.cellsScanned(), exposed.get("GcCellsScanned"));
+        assertEquals(GcCounters.runs(), exposed.get("GcRuns"));
+        assertEquals(GcCounters.rowsStreamed(), exposed.get("GcRowsStreamed"));
+    }
+
     @Test
     void anEmptyStoreEndsAtOnce() throws IOException {
         GcScanner scanner = gc(new BatchScanner(List.of(), 10), 10);

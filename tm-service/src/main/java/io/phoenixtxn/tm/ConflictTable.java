@@ -1,6 +1,7 @@
 package io.phoenixtxn.tm;
 
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * In-memory write-write conflict detection (FAST'17 sec. 4, Alg. 2): a set-associative table of (row key, last
@@ -29,6 +30,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * buckets come in lock order. Before taking the first lock, a commit touches every bucket it will scan, so the
  * cache misses of all its rows overlap instead of queueing one behind another; the scan that checks a bucket also
  * picks the way its new row takes. Memory is fixed at construction: 16 bytes per entry plus at most 4096 locks.
+ *
+ * <p>Monitoring: entries filled and entries evicted are counted per commit (one {@link LongAdder} add each, only
+ * when non-zero), so occupancy and eviction rate cost no scan of the table.
  */
 public final class ConflictTable {
     /** Outcome of {@link #checkAndRecord}. */
@@ -63,6 +67,8 @@ public final class ConflictTable {
     private final AtomicIntegerArray locks;
     private final int lockShift;
     private final LowWaterMark lowWaterMark;
+    private final LongAdder filled = new LongAdder();
+    private final LongAdder evicted = new LongAdder();
 
     public ConflictTable(int entries, int associativity, LowWaterMark lowWaterMark) {
         if (associativity < 1 || entries < associativity) {
@@ -84,6 +90,16 @@ public final class ConflictTable {
 
     public int capacity() {
         return buckets * ways;
+    }
+
+    /** Entries in use: an entry once filled is only ever overwritten. */
+    public long occupied() {
+        return filled.sum();
+    }
+
+    /** Entries overwritten by a new row (the low-water mark rises to at least each one's commit timestamp). */
+    public long evictions() {
+        return evicted.sum();
     }
 
     /**
@@ -246,23 +262,43 @@ public final class ConflictTable {
                 table[base(b[i]) + 2 * found[i] + 1] = commitTs;
             }
         }
+        int fills = 0;
+        int evictions = 0;
         for (int i = 0; i < n; i++) {
             int way = found[i];
+            boolean evicting;
             if (way == -1) {
-                place(base(b[i]), k[i], commitTs);
+                evicting = place(base(b[i]), k[i], commitTs);
             } else if (way <= NEW_AT) {
                 int at = base(b[i]) + 2 * (NEW_AT - way);
-                if (table[at] != EMPTY) {
+                evicting = table[at] != EMPTY;
+                if (evicting) {
                     lowWaterMark.raiseTo(table[at + 1]);
                 }
                 table[at] = k[i];
                 table[at + 1] = commitTs;
+            } else {
+                continue;
             }
+            if (evicting) {
+                evictions++;
+            } else {
+                fills++;
+            }
+        }
+        if (fills > 0) {
+            filled.add(fills);
+        }
+        if (evictions > 0) {
+            evicted.add(evictions);
         }
     }
 
-    /** Puts a new key in the first empty way, or over the oldest one (raising the low-water mark to it). */
-    private void place(int base, long key, long commitTs) {
+    /**
+     * Puts a new key in the first empty way, or over the oldest one (raising the low-water mark to it); true if it
+     * evicted one.
+     */
+    private boolean place(int base, long key, long commitTs) {
         int victim = base;
         long oldest = Long.MAX_VALUE;
         for (int w = 0; w < ways; w++) {
@@ -283,6 +319,7 @@ public final class ConflictTable {
         }
         table[victim] = key;
         table[victim + 1] = commitTs;
+        return oldest != EMPTY;
     }
 
     private int find(int bucket, long key) {

@@ -1,5 +1,7 @@
 package io.phoenixtxn.tm;
 
+import io.phoenixtxn.tm.metrics.TmMetrics;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.StampedLock;
@@ -19,7 +21,7 @@ import java.util.function.LongSupplier;
  * <p>The commit path allocates nothing but its answer: write sets are prepared ({@link ConflictKeys}) in a buffer of
  * the calling thread, and {@link #commit(long, long, int, ConflictKeys, long[], int, int)} answers a primitive
  * outcome ({@link CommitDecision#of}); the TM server uses it and {@link #begin(int, long[], int)} to decide a batch
- * of requests without boxing.
+ * of requests without boxing. Begins and decisions are counted in {@link TmMetrics} without locks or allocation.
  */
 public final class TransactionManagerCore implements BatchingTransactionManager {
     private final TmConfig config;
@@ -48,10 +50,12 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
     /** Until then a new primary answers no horizon: clients re-announce their open transactions meanwhile. */
     private volatile long graceUntilNanos;
     private volatile String stoppedBecause;
+    private final TmMetrics metrics;
 
     private TransactionManagerCore(TmConfig config, TimestampOracle oracle, FenceStore fenceStore, Lease lease,
-                                   LongSupplier nanoClock) {
+                                   LongSupplier nanoClock, TmMetrics metrics) {
         this.config = config;
+        this.metrics = metrics;
         this.oracle = oracle;
         this.lowWaterMark = new LowWaterMark();
         this.conflicts = new ConflictTable(config.conflictEntries(), config.conflictAssociativity(), lowWaterMark);
@@ -71,7 +75,15 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
      */
     public static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
                                                FenceStore fenceStore, Lease lease) throws TmException {
-        return start(config, clock, timestamps, fenceStore, lease, DecisionLog.DEFAULT_WAIT_MILLIS);
+        return start(config, clock, timestamps, fenceStore, lease, new TmMetrics());
+    }
+
+    /** As above, counting into {@code metrics} (a TM server's, shared by its successive primary terms). */
+    public static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
+                                               FenceStore fenceStore, Lease lease, TmMetrics metrics)
+            throws TmException {
+        return start(config, clock, timestamps, fenceStore, lease, DecisionLog.DEFAULT_WAIT_MILLIS, System::nanoTime,
+                metrics);
     }
 
     /** As above; a pending-status question waits at most {@code decisionWaitMillis} for a decision in progress. */
@@ -85,8 +97,14 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
     static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
                                         FenceStore fenceStore, Lease lease, long decisionWaitMillis,
                                         LongSupplier nanoClock) throws TmException {
+        return start(config, clock, timestamps, fenceStore, lease, decisionWaitMillis, nanoClock, new TmMetrics());
+    }
+
+    private static TransactionManagerCore start(TmConfig config, Clock clock, TimestampStorage timestamps,
+                                                FenceStore fenceStore, Lease lease, long decisionWaitMillis,
+                                                LongSupplier nanoClock, TmMetrics metrics) throws TmException {
         TimestampOracle oracle = new TimestampOracle(clock, timestamps, config.timestampReservationMs());
-        TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease, nanoClock);
+        TransactionManagerCore tm = new TransactionManagerCore(config, oracle, fenceStore, lease, nanoClock, metrics);
         long previousEpochMax = oracle.initialize();
         tm.lowWaterMark.raiseTo(previousEpochMax);
         tm.decisions = new DecisionLog(config.decisionsRetained(), previousEpochMax, decisionWaitMillis);
@@ -99,9 +117,14 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
 
     /** A single-process TM with in-memory storage: tests and the embedded stack without HA. */
     public static TransactionManagerCore startInMemory(TmConfig config) {
+        return startInMemory(config, new TmMetrics());
+    }
+
+    /** As above, counting into {@code metrics}. */
+    public static TransactionManagerCore startInMemory(TmConfig config, TmMetrics metrics) {
         try {
             return start(config, Clock.SYSTEM, new InMemoryTimestampStorage(), FenceStore.inMemory(),
-                    Lease.ALWAYS_HELD);
+                    Lease.ALWAYS_HELD, metrics);
         } catch (TmException e) {
             throw new IllegalStateException("in-memory storage cannot fail", e);
         }
@@ -111,7 +134,9 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
     public long begin() throws TmException {
         checkServing();
         try {
-            return open.issueAndRegister(lastIssued, draw);
+            long txId = open.issueAndRegister(lastIssued, draw);
+            metrics.began(1);
+            return txId;
         } catch (LostPrimacyException e) {
             stop(e.getMessage());
             throw e;
@@ -127,6 +152,7 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
         checkServing();
         try {
             open.issueAndRegister(lastIssued, drawMany, count, out, from);
+            metrics.began(count);
         } catch (LostPrimacyException e) {
             stop(e.getMessage());
             throw e;
@@ -175,10 +201,23 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
     }
 
     /**
+     * The decision, counted: one commit in {@link TmMetrics#SAMPLE_EVERY} (by its id) is timed, the others read no
+     * clock. A commit that fails with an exception is not a decision and is not counted.
+     */
+    private long commitServing(long txId, long conflictsSince, ConflictKeys keys, long[] tableIds, int tablesFrom,
+                               int tablesTo) throws TmException {
+        boolean sampled = TmMetrics.sampled(txId);
+        long started = sampled ? System.nanoTime() : 0;
+        long outcome = decideServing(txId, conflictsSince, keys, tableIds, tablesFrom, tablesTo);
+        metrics.decided(outcome, sampled ? System.nanoTime() - started : -1);
+        return outcome;
+    }
+
+    /**
      * The decision, once the TM was found serving. The lease is read exactly twice per commit, on entry and just
      * before the decision leaves (TmHaPauseTest freezes a commit between the two).
      */
-    private long commitServing(long txId, long conflictsSince, ConflictKeys keys, long[] tableIds, int tablesFrom,
+    private long decideServing(long txId, long conflictsSince, ConflictKeys keys, long[] tableIds, int tablesFrom,
                                int tablesTo) throws TmException {
         if (conflictsSince > txId) {
             throw new TmException("Commit of " + txId + " asks for conflicts since " + conflictsSince
@@ -443,6 +482,31 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
 
     public int conflictTableCapacity() {
         return conflicts.capacity();
+    }
+
+    /** Conflict-table entries in use (they are never freed, only overwritten). */
+    public long conflictTableOccupied() {
+        return conflicts.occupied();
+    }
+
+    /** Conflict-table entries overwritten by a newer row since this TM started. */
+    public long conflictTableEvictions() {
+        return conflicts.evictions();
+    }
+
+    /** The low-water mark, whether or not this TM serves (monitoring; {@link #lowWaterMark()} answers clients). */
+    public long currentLowWaterMark() {
+        return lowWaterMark.get();
+    }
+
+    /** Whether this TM's lease is held now (monitoring). */
+    public boolean leaseHeld() {
+        return lease.isHeld();
+    }
+
+    /** What this TM counted (shared with the other terms of its process when it was given one). */
+    public TmMetrics metrics() {
+        return metrics;
     }
 
     /** Stops serving for good (lost primacy, shutdown); every later call fails with the reason. */

@@ -161,6 +161,13 @@ public final class TxnSettings {
                     + "machines); 0 = sleep at once",
             R.TM));
 
+    public static final Setting<Long> TM_METRICS_PORT = add(Setting.number(Group.TM_SERVER,
+            "phoenix.txn.tm.metrics.port", -1, -1, 65_535,
+            "port of the TM server's Prometheus text endpoint `http://<phoenix.txn.tm.server.host>:<port>/metrics` "
+                    + "(every metrics2 source of the process; `docs/operations.md` lists them); -1 = no endpoint, 0 = "
+                    + "any free port (printed at start). The metrics are in JMX and metrics2 sinks either way",
+            R.TM));
+
     public static final Setting<Boolean> TM_NETTY_NIO = add(Setting.flag(Group.TM_SERVER,
             "phoenix.txn.tm.netty.nio", false,
             "`true` makes the TM server and TM clients use Netty's NIO transport instead of epoll on Linux",

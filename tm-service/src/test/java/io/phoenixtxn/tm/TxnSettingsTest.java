@@ -60,6 +60,7 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.tm.server.tls.cert.file", null);
         expected.put("phoenix.txn.tm.server.tls.key.file", null);
         expected.put("phoenix.txn.tm.server.spin.us", 50L);
+        expected.put("phoenix.txn.tm.metrics.port", -1L);
         expected.put("phoenix.txn.tm.netty.nio", false);
         // Declared after the registry, with their own modules' defaults:
         expected.put("phoenix.txn.fastpath.routing", false);

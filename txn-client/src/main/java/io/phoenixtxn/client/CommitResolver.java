@@ -30,7 +30,8 @@ import java.util.function.Supplier;
  *       value. If it won, re-read the commit cell: a writer that committed and already cleaned up its entry
  *       between our steps left a commit cell, which wins (and our stray marker is removed).</li>
  * </ol>
- * Used by the region observer for every read; by the client only for tests and tools.
+ * Used by the region observer for every read; by the client only for tests and tools. What it did is counted in
+ * {@link ResolutionCounters} (the region server's metrics).
  */
 public final class CommitResolver {
     private static final Logger LOG = LoggerFactory.getLogger(CommitResolver.class);
@@ -85,6 +86,7 @@ public final class CommitResolver {
             return entry.commitTs();
         }
         ProtocolHooks.current().onPendingVersion(writer);
+        ResolutionCounters.pendingResolved();
         CommitTable.Entry entry = commitTable.lookup(writer);
         if (entry.state() == CommitTable.Entry.State.ABSENT && writer < commitPointSafe.getAsLong()) {
             // It can never write a commit point, and its invalid marker may be gone already (compaction-time GC
@@ -102,6 +104,9 @@ public final class CommitResolver {
             }
         }
         long deadline = System.nanoTime() + pendingWaitNanos;
+        if (entry.state() == CommitTable.Entry.State.ABSENT && pendingWaitNanos > 0) {
+            ResolutionCounters.waited();
+        }
         long backoffMicros = 200;
         while (entry.state() == CommitTable.Entry.State.ABSENT && System.nanoTime() < deadline) {
             pause(Math.min(backoffMicros, TimeUnit.NANOSECONDS.toMicros(deadline - System.nanoTime()) + 1));
@@ -135,8 +140,11 @@ public final class CommitResolver {
             return PendingStatus.unknown();
         }
         try {
-            return manager.pendingStatus(writer, readerTxId);
+            PendingStatus status = manager.pendingStatus(writer, readerTxId);
+            ResolutionCounters.statusQueried(status.kind() == PendingStatus.Kind.UNKNOWN);
+            return status;
         } catch (TmException e) {
+            ResolutionCounters.statusQueried(true);
             LOG.debug("TM could not tell the status of pending transaction {}: {}", writer, e.getMessage());
             return PendingStatus.unknown();
         }
@@ -160,6 +168,7 @@ public final class CommitResolver {
             commitTable.delete(writer);
             return fromCell;
         }
+        ResolutionCounters.forceAborted();
         LOG.debug("Force-aborted pending transaction {}", writer);
         return Visibility.NOT_COMMITTED;
     }

@@ -35,7 +35,15 @@ public final class CommitTableCleaner {
     private final CommitCellWriter commitCells;
     private final AtomicLong failures = new AtomicLong();
 
+    private final TxnClientMetrics metrics;
+
     public CommitTableCleaner(CommitTable commitTable, CommitCellWriter commitCells) {
+        this(commitTable, commitCells, TxnClientMetrics.process());
+    }
+
+    /** Counting its passes and what they completed into {@code metrics}. */
+    public CommitTableCleaner(CommitTable commitTable, CommitCellWriter commitCells, TxnClientMetrics metrics) {
+        this.metrics = metrics;
         this.commitTable = commitTable;
         this.commitCells = commitCells;
     }
@@ -50,16 +58,24 @@ public final class CommitTableCleaner {
      */
     public int cleanOnce(long olderThan) throws IOException {
         int completed = 0;
+        int failed = 0;
         try (Stream<CommitTable.CommittedEntry> entries = commitTable.committedBefore(olderThan)) {
             Iterator<CommitTable.CommittedEntry> it = entries.iterator();
             while (it.hasNext()) {
                 CommitTable.CommittedEntry entry = it.next();
-                if (entry.recoveryRecord() != null && complete(entry)) {
+                if (entry.recoveryRecord() == null) {
+                    continue;
+                }
+                if (complete(entry)) {
                     completed++;
+                } else {
+                    failed++;
                 }
             }
         } catch (UncheckedIOException e) {
             throw e.getCause();
+        } finally {
+            metrics.cleanerRan(completed, failed);
         }
         return completed;
     }

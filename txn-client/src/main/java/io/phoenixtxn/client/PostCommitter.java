@@ -36,9 +36,17 @@ public final class PostCommitter implements CommitCellWriter, Closeable {
     private final Connection connection;
     private final CommitTable commitTable;
     private final ExecutorService async;
+    private final TxnClientMetrics metrics;
 
     public PostCommitter(Connection connection, CommitTable commitTable, TxnClientConfig.PostCommitMode mode) {
+        this(connection, commitTable, mode, TxnClientMetrics.process());
+    }
+
+    /** Counting the asynchronous backlog into {@code metrics}. */
+    public PostCommitter(Connection connection, CommitTable commitTable, TxnClientConfig.PostCommitMode mode,
+                         TxnClientMetrics metrics) {
         this.connection = connection;
+        this.metrics = metrics;
         this.commitTable = commitTable;
         this.async = mode == TxnClientConfig.PostCommitMode.ASYNC
                 ? Executors.newSingleThreadExecutor(r -> {
@@ -56,14 +64,25 @@ public final class PostCommitter implements CommitCellWriter, Closeable {
             complete(txId, commitTs, cells);
             return;
         }
-        async.execute(() -> {
-            try {
-                complete(txId, commitTs, cells);
-            } catch (IOException | RuntimeException e) {
-                // Safe to leave: the commit-table entry stays and readers resolve through it; the cleaner finishes.
-                LOG.warn("Post-commit of transaction {} failed; its commit-table entry stays for readers", txId, e);
-            }
-        });
+        metrics.postCommitQueued();
+        try {
+            async.execute(() -> {
+                boolean failed = true;
+                try {
+                    complete(txId, commitTs, cells);
+                    failed = false;
+                } catch (IOException | RuntimeException e) {
+                    // Safe to leave: the commit-table entry stays and readers resolve through it; the cleaner
+                    // finishes.
+                    LOG.warn("Post-commit of transaction {} failed; its commit-table entry stays for readers", txId, e);
+                } finally {
+                    metrics.postCommitDone(failed);
+                }
+            });
+        } catch (RuntimeException e) {
+            metrics.postCommitDone(true);
+            throw e;
+        }
     }
 
     private void complete(long txId, long commitTs, Map<TableName, List<WrittenCell>> cells) throws IOException {

@@ -40,6 +40,7 @@ public final class TxnClient implements Closeable {
     private final CommitTableCleaner cleaner;
     private final OpenTransactionTracker openTransactions;
     private final ScheduledExecutorService housekeeping;
+    private final TxnClientMetrics metrics;
 
     public TxnClient(Connection connection, Supplier<TransactionManager> tm, TxnClientConfig config)
             throws IOException {
@@ -53,12 +54,25 @@ public final class TxnClient implements Closeable {
     /** With an explicit commit table (fault injection in tests). */
     public TxnClient(Connection connection, Supplier<TransactionManager> tm, TxnClientConfig config,
                      CommitTable commitTable) {
+        this(connection, tm, config, commitTable, TxnClientMetrics.process());
+    }
+
+    /**
+     * With an explicit commit table and metrics; the JVM's {@link TxnClientMetrics#process()} are exposed through
+     * metrics2 (JMX, sinks), other metrics only to their owner.
+     */
+    public TxnClient(Connection connection, Supplier<TransactionManager> tm, TxnClientConfig config,
+                     CommitTable commitTable, TxnClientMetrics metrics) {
         this.connection = connection;
+        this.metrics = metrics;
+        if (metrics == TxnClientMetrics.process()) {
+            TxnClientMetrics.expose();
+        }
         this.tm = tm;
         this.config = config;
         this.commitTable = commitTable;
-        this.postCommitter = new PostCommitter(connection, commitTable, config.postCommitMode());
-        this.cleaner = new CommitTableCleaner(commitTable, postCommitter);
+        this.postCommitter = new PostCommitter(connection, commitTable, config.postCommitMode(), metrics);
+        this.cleaner = new CommitTableCleaner(commitTable, postCommitter, metrics);
         this.openTransactions = new OpenTransactionTracker(tm, config.keepAliveIntervalMs(),
                 config.transactionLeaseMs());
         this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -162,8 +176,19 @@ public final class TxnClient implements Closeable {
         if (!tx.startCommitting()) {
             throw new IllegalStateException("Transaction " + tx.txId() + " is already " + tx.status());
         }
+        long started = System.nanoTime();
         try {
             commitTracked(tx, syncPostCommit);
+            metrics.committed(System.nanoTime() - started);
+        } catch (TxnAbortedException e) {
+            metrics.aborted(e.reason());
+            throw e;
+        } catch (TxnInDoubtException e) {
+            metrics.inDoubt();
+            throw e;
+        } catch (TmException e) {
+            metrics.tmUnavailable();
+            throw e;
         } finally {
             openTransactions.ended(tx); // whatever the outcome, it no longer reads: the horizon may pass it
         }
@@ -231,8 +256,12 @@ public final class TxnClient implements Closeable {
      */
     private boolean reachCommitPoint(Transaction tx, long commitTs, Map<TableName, List<WrittenCell>> cells)
             throws IOException {
+        byte[] record = WrittenCellsCodec.encode(tx.txId(), cells);
+        long started = System.nanoTime();
         try {
-            return commitTable.tryCommit(tx.txId(), commitTs, WrittenCellsCodec.encode(tx.txId(), cells));
+            boolean committed = commitTable.tryCommit(tx.txId(), commitTs, record);
+            metrics.commitTableWrite(System.nanoTime() - started);
+            return committed;
         } catch (IOException e) {
             return settleOwnCommitAfterError(tx, cells, e);
         }
@@ -280,6 +309,7 @@ public final class TxnClient implements Closeable {
      */
     public void abort(Transaction tx) throws IOException {
         if (tx.abortIfRunning()) {
+            metrics.aborted(AbortReason.CLIENT_ROLLBACK);
             openTransactions.ended(tx);
             postCommitter.removeTentativeCells(tx.writeSet().cells());
             return;

@@ -164,6 +164,36 @@ class CommitResolverTest {
         assertEquals(CommitTable.Entry.State.INVALIDATED, commitTable.lookup(WRITER).state());
     }
 
+    /** What readers did is counted for the region server's metrics (process-wide counters: deltas). */
+    @Test
+    void statusQueriesWaitsAndForceAbortsAreCounted() throws IOException {
+        long resolved = ResolutionCounters.pendingVersionsResolved();
+        long queries = ResolutionCounters.statusQueries();
+        long unknown = ResolutionCounters.statusUnknown();
+        long waits = ResolutionCounters.waits();
+        long aborts = ResolutionCounters.forceAborts();
+
+        // A writer the TM has not decided: resolved by one question, no wait, left alone.
+        assertEquals(Visibility.NOT_COMMITTED, resolve(resolver(LONG_WAIT_MS,
+                ScriptedTm.answering(txId -> PendingStatus.notDecided())), WRITER));
+        assertEquals(resolved + 1, ResolutionCounters.pendingVersionsResolved());
+        assertEquals(queries + 1, ResolutionCounters.statusQueries());
+        assertEquals(unknown, ResolutionCounters.statusUnknown());
+        assertEquals(waits, ResolutionCounters.waits());
+        assertEquals(aborts, ResolutionCounters.forceAborts());
+
+        // A writer the TM cannot speak for: the reader waits (1 ms), then force-aborts it.
+        long other = WRITER + TimestampLayout.SLOT_WIDTH;
+        assertEquals(Visibility.NOT_COMMITTED, resolve(resolver(1,
+                ScriptedTm.answering(txId -> PendingStatus.unknown())), other));
+        assertEquals(CommitTable.Entry.State.INVALIDATED, commitTable.lookup(other).state());
+        assertEquals(resolved + 2, ResolutionCounters.pendingVersionsResolved());
+        assertEquals(queries + 2, ResolutionCounters.statusQueries());
+        assertEquals(unknown + 1, ResolutionCounters.statusUnknown());
+        assertEquals(waits + 1, ResolutionCounters.waits());
+        assertEquals(aborts + 1, ResolutionCounters.forceAborts());
+    }
+
     @Test
     void anUnreachableTmOrNoneAtAllCountsAsUnknown() throws IOException {
         assertEquals(Visibility.NOT_COMMITTED, resolve(resolver(0, ScriptedTm.unreachable()), WRITER));

@@ -26,7 +26,8 @@ class CommitTableCleanerTest {
 
     private final InMemoryCommitTable commitTable = new InMemoryCommitTable();
     private final ScriptedCellWriter cells = new ScriptedCellWriter();
-    private final CommitTableCleaner cleaner = new CommitTableCleaner(commitTable, cells);
+    private final TxnClientMetrics metrics = new TxnClientMetrics(60);
+    private final CommitTableCleaner cleaner = new CommitTableCleaner(commitTable, cells, metrics);
 
     @Test
     void anEntryThatCannotBeCompletedIsCountedAndRetriedNextPassWithoutHoldingBackTheOthers() throws IOException {
@@ -37,6 +38,9 @@ class CommitTableCleanerTest {
 
         assertEquals(2, cleaner.cleanOnce(10_000), "the entries after the failing one are completed");
         assertEquals(1, cleaner.failures());
+        assertEquals(1, metrics.cleanerRuns());
+        assertEquals(2, metrics.cleanerCompleted());
+        assertEquals(1, metrics.cleanerFailed());
         assertEquals(CommitTable.Entry.State.COMMITTED, commitTable.lookup(1_000).state(), "stays for readers");
         assertEquals(CommitTable.Entry.State.ABSENT, commitTable.lookup(2_000).state());
         assertEquals(CommitTable.Entry.State.ABSENT, commitTable.lookup(3_000).state());
@@ -46,6 +50,10 @@ class CommitTableCleanerTest {
 
         assertEquals(1, cleaner.cleanOnce(10_000), "the next pass retries it");
         assertEquals(1, cleaner.failures(), "and counts no new failure");
+        Map<String, Number> exposed = io.phoenixtxn.tm.metrics.MetricsSnapshot.of(metrics);
+        assertEquals(2L, exposed.get("CleanerRuns"));
+        assertEquals(3L, exposed.get("CleanerCompleted"));
+        assertEquals(1L, exposed.get("CleanerFailed"));
         assertEquals(CommitTable.Entry.State.ABSENT, commitTable.lookup(1_000).state());
         assertEquals(List.of(1_001L), commitTimestampsWritten(A));
     }

@@ -6,6 +6,8 @@ import io.phoenixtxn.client.ProtocolHooks;
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnAbortedException;
+import io.phoenixtxn.client.ResolutionCounters;
+import io.phoenixtxn.coprocessor.CommitCellHealer;
 import io.phoenixtxn.coprocessor.GcCounters;
 import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.tm.AbortReason;
@@ -28,10 +30,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -184,9 +190,20 @@ class CompactionGcIT {
         }
     }
 
+    /**
+     * Also the region server's metrics, read through JMX as an operator's {@code /jmx} shows them: the reader's
+     * pending-version resolution, TM question, wait and force-abort, the compaction's dropped cells, and a reader's
+     * healed commit cell each raise their count.
+     */
     @Test
     void aCrashedWriterThatAReaderInvalidatedLosesItsCellsAndItsMarker() throws Exception {
         TableName name = stack.createTable("INVALIDATED");
+        long resolvedBefore = ResolutionCounters.pendingVersionsResolved();
+        long queriesBefore = ResolutionCounters.statusQueries();
+        long waitsBefore = ResolutionCounters.waits();
+        long forceAbortsBefore = ResolutionCounters.forceAborts();
+        long healedBefore = ResolutionCounters.commitCellsHealed();
+        long droppedBefore = GcCounters.cellsDropped();
         try (TransactionalTable table = txns.table(name)) {
             txns.commitValue(table, "r", "v0");
             Transaction writer = txns.begin();
@@ -218,7 +235,47 @@ class CompactionGcIT {
             Transaction after = txns.begin();
             assertEquals("v0", read(table, after, "r"), "a marker-less writer below the horizon reads as aborted");
             txns.finished(after);
+
+            // A writer that crashed after its commit point: a reader resolves it through the commit table and heals
+            // its commit cell.
+            Transaction crashed = txns.begin();
+            table.put(crashed, new Put(Bytes.toBytes("h")).addColumn(GcStack.FAMILY, GcStack.Q, Bytes.toBytes("c")));
+            ProtocolHooks.install(new ProtocolHooks() {
+                @Override
+                public void afterCommitPoint(long txId, long commitTs) throws IOException {
+                    if (txId == crashed.txId()) {
+                        throw new IOException("client crashed after its commit point (test)");
+                    }
+                }
+            });
+            assertThrows(IOException.class, () -> txns.commit(crashed));
+            ProtocolHooks.install(ProtocolHooks.NONE);
+            Transaction healer = txns.begin();
+            assertEquals("c", read(table, healer, "h"));
+            txns.finished(healer);
+            assertTrue(CommitCellHealer.awaitQueued(60, TimeUnit.SECONDS));
         }
+        assertTrue(ResolutionCounters.forceAborts() > forceAbortsBefore);
+        assertTrue(ResolutionCounters.commitCellsHealed() > healedBefore);
+        assertTrue(GcCounters.cellsDropped() > droppedBefore);
+        // JMX serves a cached reading (refreshed every metrics period): wait until it shows this test's counts.
+        awaitRegionServerMetric("PendingVersionsResolved", resolvedBefore + 2);
+        awaitRegionServerMetric("TmStatusQueries", queriesBefore + 1);
+        awaitRegionServerMetric("PendingWaits", waitsBefore + 1);
+        awaitRegionServerMetric("ForceAborts", forceAbortsBefore + 1);
+        awaitRegionServerMetric("CommitCellsHealed", healedBefore + 1);
+        awaitRegionServerMetric("GcCellsDropped", droppedBefore + 1);
+    }
+
+    /** Waits until the region server's phoenix-txn bean in JMX reports at least {@code atLeast} for a counter. */
+    private static void awaitRegionServerMetric(String attribute, long atLeast) throws InterruptedException {
+        MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
+        GcStack.await(() -> {
+            Set<ObjectName> beans = jmx.queryNames(new ObjectName("Hadoop:name=RegionServer,sub=PhoenixTxn,*"), null);
+            assertEquals(1, beans.size(), "one phoenix-txn metrics bean per region-server JVM: " + beans);
+            long value = ((Number) jmx.getAttribute(beans.iterator().next(), attribute)).longValue();
+            return value >= atLeast ? Boolean.TRUE : null;
+        }, "region-server metric " + attribute + " >= " + atLeast + " in JMX");
     }
 
     @Test

@@ -56,7 +56,8 @@ final class PrimaryTerm {
         try {
             ZkPaths paths = haConfig.paths();
             TransactionManagerCore tm = TransactionManagerCore.start(tmConfig, seams.wallClock(),
-                    new ZooKeeperTimestampStorage(zk, paths), new ZooKeeperFenceStore(zk, paths), lease);
+                    new ZooKeeperTimestampStorage(zk, paths), new ZooKeeperFenceStore(zk, paths), lease,
+                    seams.metrics());
             term.core = tm;
             if (term.ended.isDone()) {
                 // Lost while starting: the loss callback ran before there was a core to stop.
@@ -77,6 +78,10 @@ final class PrimaryTerm {
 
     TmEndpoint endpoint() {
         return endpoint;
+    }
+
+    TmServer server() {
+        return server;
     }
 
     TransactionManagerCore core() {

@@ -3,6 +3,7 @@ package io.phoenixtxn.tm.ha;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
+import io.phoenixtxn.tm.net.TmServer;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import io.phoenixtxn.tm.net.TmServerConfig;
 import org.apache.curator.framework.CuratorFramework;
@@ -106,6 +107,12 @@ public final class TmHaService implements AutoCloseable {
     public Optional<TransactionManagerCore> transactionManager() {
         PrimaryTerm term = currentTerm();
         return term == null ? Optional.empty() : Optional.of(term.core());
+    }
+
+    /** The server this process runs while primary (monitoring). */
+    public Optional<TmServer> server() {
+        PrimaryTerm term = currentTerm();
+        return term == null ? Optional.empty() : Optional.ofNullable(term.server());
     }
 
     /** Waits until this process is primary and returns where it serves. */

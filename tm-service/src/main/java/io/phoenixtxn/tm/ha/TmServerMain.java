@@ -3,6 +3,11 @@ package io.phoenixtxn.tm.ha;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.TransactionManagerCore;
+import io.phoenixtxn.tm.TxnSettings;
+import io.phoenixtxn.tm.metrics.MetricsSystems;
+import io.phoenixtxn.tm.metrics.PrometheusEndpoint;
+import io.phoenixtxn.tm.metrics.TmMetrics;
+import io.phoenixtxn.tm.metrics.TmMetricsSource;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import io.phoenixtxn.tm.net.TmServer;
 import io.phoenixtxn.tm.net.TmServerConfig;
@@ -10,9 +15,12 @@ import org.apache.curator.framework.CuratorFramework;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 
@@ -23,7 +31,9 @@ import java.util.function.Function;
  * ({@link TmHaService}); without one it serves a single in-memory TM. SIGTERM shuts it down cleanly: the primary
  * stops deciding and releases its lease, so a backup takes over at once.
  *
- * <p>Status goes to standard output line by line (the server needs no logging backend to be observable).
+ * <p>Status goes to standard output line by line (the server needs no logging backend to be observable). Metrics:
+ * one metrics2 source ({@link TmMetricsSource}, in JMX and any metrics2 sink) follows the primary term of this
+ * process; with {@code phoenix.txn.tm.metrics.port} set, a Prometheus text endpoint serves them too.
  */
 public final class TmServerMain {
     static final String USAGE = "usage: tm-server [-c|--config FILE] [-Dkey=value ...]\n"
@@ -95,15 +105,33 @@ public final class TmServerMain {
         TmConfig tmConfig = TmConfig.from(settings);
         TmServerConfig serverConfig = TmServerConfig.from(settings);
         HaConfig haConfig = HaConfig.from(settings);
+        int metricsPort = TxnSettings.TM_METRICS_PORT.get(settings).intValue();
+        TmMetrics metrics = new TmMetrics();
         if (!haConfig.isEnabled()) {
-            TransactionManagerCore tm = TransactionManagerCore.startInMemory(tmConfig);
-            TmServer server = TmServer.start(tm, serverConfig);
+            TransactionManagerCore tm = TransactionManagerCore.startInMemory(tmConfig, metrics);
+            TmServer server;
+            try {
+                server = TmServer.start(tm, serverConfig);
+            } catch (TmException | RuntimeException e) {
+                tm.close();
+                throw e;
+            }
             out.println("tm-server: serving at " + server.address().getHostString() + ":" + server.address().getPort()
                     + " (standalone, in-memory; set " + HaConfig.ZK_QUORUM + " for primary/backup HA)");
-            return new Running(() -> {
+            Exposed exposed;
+            try {
+                exposed = Exposed.start(new TmMetricsSource(metrics, () -> tm, () -> server), serverConfig.host(),
+                        metricsPort, out);
+            } catch (TmException e) {
                 server.close();
                 tm.close();
-            });
+                throw e;
+            }
+            return new Running(() -> {
+                exposed.close();
+                server.close();
+                tm.close();
+            }, exposed.address());
         }
         CuratorFramework zk = ZooKeeperClients.connectForTm(haConfig);
         HaListener report = new HaListener() {
@@ -120,26 +148,96 @@ public final class TmServerMain {
         };
         TmHaService service;
         try {
-            service = TmHaService.start(zk, tmConfig, serverConfig, haConfig, HaSeams.defaults().withListener(report));
+            service = TmHaService.start(zk, tmConfig, serverConfig, haConfig,
+                    HaSeams.defaults().withListener(report).withMetrics(metrics));
         } catch (TmException | RuntimeException e) {
             zk.close();
             throw e;
         }
         out.println("tm-server: " + service.holderId() + " contends for primacy at " + haConfig.quorum()
                 + haConfig.basePath() + " (lease " + haConfig.leaseMs() + " ms)");
-        return new Running(() -> {
+        TmHaService ha = service;
+        Exposed exposed;
+        try {
+            exposed = Exposed.start(new TmMetricsSource(metrics, () -> ha.transactionManager().orElse(null),
+                    () -> ha.server().orElse(null)), serverConfig.host(), metricsPort, out);
+        } catch (TmException e) {
             service.close();
             zk.close();
-        });
+            throw e;
+        }
+        return new Running(() -> {
+            exposed.close();
+            service.close();
+            zk.close();
+        }, exposed.address());
+    }
+
+    /** The TM's metrics source, registered with the JVM's metrics2 system, and its Prometheus endpoint if asked. */
+    private static final class Exposed implements AutoCloseable {
+        private final String sourceName;
+        private final PrometheusEndpoint endpoint;
+
+        private Exposed(String sourceName, PrometheusEndpoint endpoint) {
+            this.sourceName = sourceName;
+            this.endpoint = endpoint;
+        }
+
+        /** @param port -1: no endpoint; 0: any free port */
+        static Exposed start(TmMetricsSource source, String host, int port, PrintStream out) throws TmException {
+            String name;
+            try {
+                name = MetricsSystems.register(TmMetrics.RECORD, "phoenix-txn transaction manager", source);
+            } catch (RuntimeException | LinkageError e) {
+                if (port >= 0) {
+                    throw new TmException("Cannot serve metrics: the metrics2 system failed (" + e + "); unset "
+                            + TxnSettings.TM_METRICS_PORT.key() + " to run without them", e);
+                }
+                out.println("tm-server: metrics are not exposed (" + e + "); the TM serves without them");
+                return new Exposed(null, null);
+            }
+            if (port < 0) {
+                return new Exposed(name, null);
+            }
+            try {
+                PrometheusEndpoint endpoint = PrometheusEndpoint.start(host, port);
+                out.println("tm-server: metrics at http://" + host + ":" + endpoint.address().getPort() + "/metrics");
+                return new Exposed(name, endpoint);
+            } catch (IOException | UncheckedIOException e) {
+                MetricsSystems.unregister(name);
+                throw new TmException(e.getMessage(), e);
+            }
+        }
+
+        Optional<InetSocketAddress> address() {
+            return endpoint == null ? Optional.empty() : Optional.of(endpoint.address());
+        }
+
+        @Override
+        public void close() {
+            if (endpoint != null) {
+                endpoint.close();
+            }
+            if (sourceName != null) {
+                MetricsSystems.unregister(sourceName);
+            }
+        }
     }
 
     /** A started server; {@link #close()} stops it once, from any thread. */
     public static final class Running implements AutoCloseable {
         private final Runnable stop;
         private final CountDownLatch closed = new CountDownLatch(1);
+        private final Optional<InetSocketAddress> metricsAddress;
 
-        Running(Runnable stop) {
+        Running(Runnable stop, Optional<InetSocketAddress> metricsAddress) {
             this.stop = stop;
+            this.metricsAddress = metricsAddress;
+        }
+
+        /** Where the Prometheus endpoint listens, if {@code phoenix.txn.tm.metrics.port} asked for one. */
+        public Optional<InetSocketAddress> metricsAddress() {
+            return metricsAddress;
         }
 
         public void awaitClosed() {

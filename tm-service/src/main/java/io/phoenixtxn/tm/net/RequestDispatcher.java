@@ -66,6 +66,11 @@ final class RequestDispatcher implements AutoCloseable {
         return batches;
     }
 
+    /** Requests and batches waiting for a worker thread (monitoring). */
+    int queued() {
+        return workers.getQueue().size();
+    }
+
     /** Queues a request; its answer is written to {@code channel} (dropped if the channel closed meanwhile). */
     void dispatch(Channel channel, Message.Request request) {
         try {

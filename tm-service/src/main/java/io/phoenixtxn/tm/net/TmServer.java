@@ -103,6 +103,11 @@ public final class TmServer implements AutoCloseable {
         return connections.size();
     }
 
+    /** Requests and batches waiting for a worker thread (monitoring). */
+    public int queuedRequests() {
+        return dispatcher.queued();
+    }
+
     /**
      * Stops listening, tells connected clients the server is going away and closes their channels (their
      * in-flight requests fail at once rather than time out), then stops workers and event loops, each step

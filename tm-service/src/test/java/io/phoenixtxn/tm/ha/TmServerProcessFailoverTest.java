@@ -1,6 +1,7 @@
 package io.phoenixtxn.tm.ha;
 
 import io.phoenixtxn.tm.CommitDecision;
+import io.phoenixtxn.tm.TxnSettings;
 import io.phoenixtxn.tm.net.RemoteTransactionManager;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import io.phoenixtxn.tm.net.TmServerConfig;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +25,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static io.phoenixtxn.tm.ha.HaTestSupport.LEASE_MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,6 +46,7 @@ class TmServerProcessFailoverTest {
         final Process process;
         final List<String> lines = new CopyOnWriteArrayList<>();
         final CompletableFuture<String> primaryLine = new CompletableFuture<>();
+        final CompletableFuture<String> metricsLine = new CompletableFuture<>();
         final CompletableFuture<Void> outputEnded = new CompletableFuture<>();
 
         ChildTm(Path config) throws IOException {
@@ -58,6 +63,9 @@ class TmServerProcessFailoverTest {
                         StandardCharsets.UTF_8))) {
                     for (String line; (line = in.readLine()) != null; ) {
                         lines.add(line);
+                        if (line.contains("tm-server: metrics at http://")) {
+                            metricsLine.complete(line);
+                        }
                         if (line.contains("tm-server: primary, serving at")) {
                             primaryLine.complete(line);
                         }
@@ -89,7 +97,8 @@ class TmServerProcessFailoverTest {
                 HaConfig.ZK_SESSION_TIMEOUT_MS, "30000",
                 HaConfig.ADVERTISED_HOST, "127.0.0.1",
                 TmServerConfig.HOST, "127.0.0.1",
-                TmServerConfig.PORT, "0");
+                TmServerConfig.PORT, "0",
+                TxnSettings.TM_METRICS_PORT.key(), "0");
         StringBuilder xml = new StringBuilder("<?xml version=\"1.0\"?>\n<configuration>\n");
         values.forEach((k, v) -> xml.append("  <property><name>").append(k).append("</name><value>").append(v)
                 .append("</value></property>\n"));
@@ -119,6 +128,16 @@ class TmServerProcessFailoverTest {
                     CommitDecision d = client.commit(tx, new long[] {i}, new long[] {1});
                     maxBefore = Math.max(maxBefore, d.commitTimestamp());
                 }
+                // The TM server process answers a Prometheus scrape with what it decided.
+                Matcher endpoint = Pattern.compile("metrics at http://([^:]+):(\\d+)/metrics")
+                        .matcher(primary.metricsLine.get(10, TimeUnit.SECONDS));
+                assertTrue(endpoint.find());
+                String scraped = TmServerMainTest.scrape(new InetSocketAddress(endpoint.group(1),
+                        Integer.parseInt(endpoint.group(2))));
+                assertTrue(Pattern.compile("(?m)^phoenix_txn_tm_commits\\{[^}]*} 100$").matcher(scraped).find(),
+                        scraped);
+                assertTrue(Pattern.compile("(?m)^phoenix_txn_tm_primary\\{[^}]*} 1$").matcher(scraped).find(),
+                        scraped);
                 long killedAt = System.nanoTime();
                 primary.process.destroyForcibly();
                 long first = HaTestSupport.beginOnNewPrimary(client, backup, 20_000);
