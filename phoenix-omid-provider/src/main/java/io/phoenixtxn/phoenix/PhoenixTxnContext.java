@@ -594,9 +594,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /**
      * Phoenix reads the id (as milliseconds) to resolve table metadata (MetaDataClient.updateCache, at compile and
      * again as it sends) and as DDL timestamps (TransactionUtil.getTableTimestamp). A deferred transaction shows the
-     * provisional id only to metadata resolution while Phoenix's mutation map is really empty or holds only one
-     * fast-path candidate row; otherwise it begins first, so the metadata the send reads next follows its start, and
-     * DDL stamps its catalog rows with a TM timestamp.
+     * provisional id only while Phoenix's mutation map is really empty (read from the map: Phoenix's commit retry
+     * re-buffers rows without counting them) or holds only one fast-path candidate row; otherwise it begins first, so
+     * the metadata the send reads next follows its start.
      */
     @Override
     public long getTransactionId() {
@@ -611,10 +611,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     }
 
     private boolean mayStayDeferred() {
-        if (buffered.isEmpty(connection.getMutationState())) {
-            return !PhoenixCallers.asksForDdlTimestamp();
-        }
-        return holdsOnlyAFastPathCandidate();
+        return buffered.isEmpty(connection.getMutationState()) || holdsOnlyAFastPathCandidate();
     }
 
     /** The connection's buffered rows are exactly one row of a table the fast path may take. */
