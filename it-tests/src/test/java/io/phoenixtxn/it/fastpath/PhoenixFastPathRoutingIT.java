@@ -283,7 +283,9 @@ class PhoenixFastPathRoutingIT {
      * F1: after a FENCED refusal Phoenix's retry re-reads the table's metadata at the id of the transaction it begins
      * and re-sends the row (an immutable table is always re-sent). A client clock that lags the TM's (skew) must not
      * make that read predate the index whose fence refused the row: the retry begins at the TM, above the fence, so
-     * the re-sent row maintains the index.
+     * the re-sent row maintains the index. An end-to-end guard: it also passes without that eager begin, because
+     * Phoenix 5.2.1's catalog answers a read at any time after the data table's own last change with the table as
+     * it is now, indexes included (MetaDataEndpointImpl.doGetTable); PhoenixTxnContextTest shows the provider side.
      */
     @Test
     void theReplayAfterAFencedRefusalMaintainsTheNewIndexThoughTheClientClockLags() throws Exception {
