@@ -56,9 +56,9 @@ public final class SharedStack {
     }
 
     /**
-     * Fast-path routing is off by default (TxnSettings); every connection service of the ITs turns it on (a
-     * service takes the properties of the connection that creates it), so the ITs run through the lazy begin and
-     * PhoenixFastPathRoutingIT finds it on.
+     * Fast-path routing is on by default (TxnSettings); every connection service of the ITs also turns it on
+     * explicitly (a service takes the properties of the connection that creates it), so the ITs run through the lazy
+     * begin whatever the default, and PhoenixFastPathRoutingIT finds it on.
      */
     public static Properties routed(Properties props) {
         props.setProperty(io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key(), "true");

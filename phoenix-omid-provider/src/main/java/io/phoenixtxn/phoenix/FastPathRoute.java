@@ -9,7 +9,6 @@ import org.apache.phoenix.schema.PTable;
 import org.apache.phoenix.schema.PTableType;
 import org.apache.phoenix.transaction.TransactionFactory;
 
-import java.io.IOException;
 import java.util.List;
 
 /**
@@ -23,8 +22,8 @@ final class FastPathRoute {
     private FastPathRoute() {
     }
 
-    /** True if rows of {@code table} may be written on the fast path. */
-    static boolean eligible(PTable table, FastPathSwitchCache switches) throws IOException {
+    /** True if rows of {@code table} may be written on the fast path (an unknown switch is off). */
+    static boolean eligible(PTable table, FastPathSwitchCache switches) {
         return table != null && table.isTransactional()
                 && table.getTransactionProvider() == TransactionFactory.Provider.OMID
                 && table.getType() == PTableType.TABLE

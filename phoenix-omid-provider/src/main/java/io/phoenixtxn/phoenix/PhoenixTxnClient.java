@@ -25,6 +25,7 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final TxnClient client;
     private final FastPathClient fastPath;
     private final FastPathSwitchCache switches;
+    private final BoundedAdminSwitchReader switchReader;
     private final boolean routing;
 
     /** Client key: route eligible auto-commit statements onto the fast path (and begin transactions lazily). */
@@ -47,11 +48,22 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
         }
         this.fastPath = new FastPathClient(client);
         this.routing = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.get(conf::get);
-        long ttl = conf.getLong(FastPathSwitchCache.TTL_KEY, FastPathSwitchCache.DEFAULT_TTL_MS);
-        if (ttl < 0) {
-            throw new IllegalArgumentException(FastPathSwitchCache.TTL_KEY + "=" + ttl + " must be >= 0");
-        }
-        this.switches = new FastPathSwitchCache(hbase, ttl, System::currentTimeMillis);
+        long ttl = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_CACHE_MS.get(conf::get);
+        long failureTtl = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_FAILURE_CACHE_MS.get(conf::get);
+        long timeout = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_READ_TIMEOUT_MS.get(conf::get);
+        this.switchReader = new BoundedAdminSwitchReader(conf, timeout);
+        this.switches = new FastPathSwitchCache(switchReader, ttl, failureTtl, timeout, System::currentTimeMillis);
+    }
+
+    /** For unit tests of the provider: the parts given, no TM discovery and no HBase connection of its own. */
+    PhoenixTxnClient(TxnClient client, FastPathClient fastPath, FastPathSwitchCache switches, boolean routing) {
+        this.tm = null;
+        this.hbase = null;
+        this.client = client;
+        this.fastPath = fastPath;
+        this.switches = switches;
+        this.switchReader = null;
+        this.routing = routing;
     }
 
     TxnClient txnClient() {
@@ -75,15 +87,26 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
     public void close() throws IOException {
         try {
             try {
-                fastPath.close();
+                switches.close();
+                if (switchReader != null) {
+                    switchReader.close();
+                }
             } finally {
-                client.close();
+                try {
+                    fastPath.close();
+                } finally {
+                    client.close();
+                }
             }
         } finally {
             try {
-                hbase.close();
+                if (hbase != null) {
+                    hbase.close();
+                }
             } finally {
-                tm.close();
+                if (tm != null) {
+                    tm.close();
+                }
             }
         }
     }

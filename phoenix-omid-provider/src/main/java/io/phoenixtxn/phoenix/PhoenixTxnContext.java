@@ -73,7 +73,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     private volatile IndexBuildProgress population;
     /** Begun lazily: Phoenix called begin(), no TM transaction exists yet (tx is null). */
     private volatile boolean deferred;
-    /** The id Phoenix is shown while deferred (metadata resolution only): the local clock in the TM's layout. */
+    /**
+     * The id Phoenix is shown while deferred (metadata resolution only): the local clock in the TM's layout. Kept after
+     * a deferred transaction ended without the TM (Phoenix logs it), cleared by every begin and reset.
+     */
     private volatile long provisionalId;
     /** Set once a mutation was stamped with the provisional id; stamps are replaced on regular writes. */
     private volatile boolean provisionalStampsHandedOut;
@@ -87,15 +90,24 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * their own but share their parent's), told when a read finds a table gone ({@link DroppedTableReads}).
      */
     private final PhoenixConnection metadataOwner;
+    /** Reads what Phoenix buffers unsent (Phoenix's own map; a fake in unit tests). */
+    private final BufferedWrites buffered;
 
     PhoenixTxnContext(PhoenixConnection connection, Transaction tx) {
-        this(connection, tx, connection);
+        this(connection, tx, connection, BufferedWrites.phoenix());
     }
 
-    private PhoenixTxnContext(PhoenixConnection connection, Transaction tx, PhoenixConnection metadataOwner) {
+    /** For unit tests: {@code buffered} stands for Phoenix's mutation map. */
+    static PhoenixTxnContext withBufferedWrites(PhoenixConnection connection, BufferedWrites buffered) {
+        return new PhoenixTxnContext(connection, null, connection, buffered);
+    }
+
+    private PhoenixTxnContext(PhoenixConnection connection, Transaction tx, PhoenixConnection metadataOwner,
+                              BufferedWrites buffered) {
         this.connection = connection;
         this.tx = tx;
         this.metadataOwner = metadataOwner;
+        this.buffered = buffered;
     }
 
     PhoenixConnection metadataOwner() {
@@ -170,11 +182,15 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         sentTables.clear();
         clearDeferred();
+        provisionalId = 0; // a context Phoenix reuses must never show the id of a transaction that ended (F2)
         long inherited = ReplayGuard.takeInheritedConflictStart(connection);
+        boolean afterRefusal = RefusedRoutes.takeMustBeginEagerly(connection);
         PhoenixTxnClient client = phoenixClient();
-        if (inherited < 0 && client.routing() && isAutoCommit(connection)) {
-            // A replay (inherited >= 0) re-sends writes computed earlier: it begins at once, as before.
-            provisionalId = System.currentTimeMillis() * TIMESTAMPS_PER_MS;
+        if (inherited < 0 && !afterRefusal && client.routing() && isAutoCommit(connection)) {
+            // A replay (inherited >= 0) re-sends writes computed earlier: it begins at once, as before. So does the
+            // transaction after a routed write refused for an index being built: Phoenix re-reads the table's
+            // metadata at its id and may re-send the row, which must see the index (RefusedRoutes).
+            provisionalId = ProvisionalClock.current().nowMs() * TIMESTAMPS_PER_MS;
             deferred = true;
             tx = null;
             return;
@@ -391,6 +407,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             if (refused != null) {
                 clearDeferred();
                 client.switches().refused(write.table());
+                RefusedRoutes.refused(connection);
                 throw refused;
             }
             LOG.debug("Fast-path write to {} aborted ({}); retrying it as a regular transaction", write.table(),
@@ -406,22 +423,20 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         RoutingHooks.current().beforeRegularRetry(write.table());
         Transaction begun = materialize(); // the row, written tentatively at a fresh start
-        boolean stillFastPath;
-        try {
-            stillFastPath = client.switches().readNow(write.table());
-        } catch (IOException e) {
-            abortQuietly(begun);
-            throw SqlErrors.failed("Could not read the fast-path switch of " + write.table() + ": " + e.getMessage(),
-                    e);
-        }
-        if (!stillFastPath) {
+        FastPathSwitchCache.State stillFastPath = client.switches().readNow(write.table());
+        if (stillFastPath != FastPathSwitchCache.State.ON) {
             // The switch was turned off before this start: an index fence may lie below it, and the row was built
-            // without that index's maintenance. Phoenix's retry refreshes the metadata and re-sends.
+            // without that index's maintenance. Unknown (master unreachable) is taken as off. Phoenix's retry
+            // refreshes the metadata at a TM timestamp (RefusedRoutes) and re-sends.
             abortQuietly(begun);
             client.switches().refused(write.table());
+            RefusedRoutes.refused(connection);
+            String why = stillFastPath == FastPathSwitchCache.State.OFF
+                    ? "the fast path of " + write.table() + " was turned off (an index is being created)"
+                    : "the fast-path switch of " + write.table() + " could not be read from the master (an index"
+                    + " may be being created), nothing was written";
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
-                    .setMessage("Transaction " + begun.txId() + " aborted: the fast path of " + write.table()
-                            + " was turned off (an index is being created); retry the statement").build()
+                    .setMessage("Transaction " + begun.txId() + " aborted: " + why + "; retry the statement").build()
                     .buildException();
         }
         commitAtTm(begun);
@@ -596,13 +611,15 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     public void reset() {
         tx = null;
         clearDeferred();
+        provisionalId = 0;
         sentTables.clear();
     }
 
     /**
      * Phoenix reads the id (as milliseconds) to resolve table metadata (MetaDataClient.updateCache, at compile and
      * again as it sends) and as DDL timestamps (TransactionUtil.getTableTimestamp). A deferred transaction shows the
-     * provisional id while nothing is buffered or only one fast-path candidate row; otherwise it begins first, so
+     * provisional id only while Phoenix's mutation map is really empty (read from the map: Phoenix's commit retry
+     * re-buffers rows without counting them) or holds only one fast-path candidate row; otherwise it begins first, so
      * the metadata the send reads next follows its start.
      */
     @Override
@@ -618,7 +635,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     }
 
     private boolean mayStayDeferred() {
-        return connection.getMutationState().getNumRows() == 0 || holdsOnlyAFastPathCandidate();
+        return buffered.isEmpty(connection.getMutationState()) || holdsOnlyAFastPathCandidate();
     }
 
     /** The connection's buffered rows are exactly one row of a table the fast path may take. */
@@ -628,8 +645,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return false;
         }
         try {
-            return FastPathRoute.eligible(BufferedWrites.singleTable(state), phoenixClient().switches());
-        } catch (IOException | SQLException | RuntimeException e) {
+            return FastPathRoute.eligible(buffered.singleTable(state), phoenixClient().switches());
+        } catch (SQLException | RuntimeException e) {
             LOG.debug("Routing check failed; the transaction begins at the TM", e);
             return false;
         }
@@ -729,11 +746,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         Transaction otherTx = other.deferred ? other.beginOrFail() : other.tx;
         if (subTask) {
             PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView(),
-                    other.metadataOwner);
+                    other.metadataOwner, other.buffered);
             child.population = other.population; // a client-side population's parallel scans count into it
             return child;
         }
-        return new PhoenixTxnContext(other.connection, otherTx);
+        return new PhoenixTxnContext(other.connection, otherTx, other.connection, other.buffered);
     }
 
     @Override

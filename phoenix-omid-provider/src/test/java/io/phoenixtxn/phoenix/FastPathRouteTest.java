@@ -1,20 +1,15 @@
 package io.phoenixtxn.phoenix;
 
-import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Admin;
-import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Increment;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.phoenix.schema.PNameFactory;
 import org.apache.phoenix.schema.PTable;
 import org.apache.phoenix.schema.PTableType;
 import org.apache.phoenix.transaction.TransactionFactory;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -25,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
@@ -34,7 +28,7 @@ class FastPathRouteTest {
     private static final TableName T = TableName.valueOf("T");
 
     @Test
-    void onlyATransactionalDataTableWithoutIndexWhoseSwitchIsOnIsEligible() throws IOException {
+    void onlyATransactionalDataTableWithoutIndexWhoseSwitchIsOnIsEligible() {
         FastPathSwitchCache on = switches(new AtomicBoolean(true), new AtomicInteger(), new AtomicLong());
         FastPathSwitchCache off = switches(new AtomicBoolean(false), new AtomicInteger(), new AtomicLong());
         assertTrue(FastPathRoute.eligible(table(true, PTableType.TABLE, List.of()), on));
@@ -59,7 +53,7 @@ class FastPathRouteTest {
     }
 
     @Test
-    void beliefsAreReReadAfterTheirTimeToLiveAndARefusalIsBelievedAtOnce() throws IOException {
+    void beliefsAreReReadAfterTheirTimeToLiveAndARefusalIsBelievedAtOnce() {
         AtomicBoolean enabled = new AtomicBoolean(true);
         AtomicInteger reads = new AtomicInteger();
         AtomicLong now = new AtomicLong(1_000);
@@ -79,23 +73,14 @@ class FastPathRouteTest {
         switches.refused(T);
         assertFalse(switches.isEnabled(T), "a FENCED refusal is believed without asking the master");
         assertEquals(3, reads.get());
-        assertTrue(switches.readNow(T), "readNow always asks");
+        assertEquals(FastPathSwitchCache.State.ON, switches.readNow(T), "readNow always asks");
     }
 
-    private static FastPathSwitchCache switches(AtomicBoolean enabled, AtomicInteger reads, AtomicLong now)
-            throws IOException {
-        Connection hbase = mock(Connection.class);
-        Admin admin = mock(Admin.class);
-        when(hbase.getAdmin()).thenReturn(admin);
-        when(admin.getDescriptor(any(TableName.class))).thenAnswer(call -> {
+    private static FastPathSwitchCache switches(AtomicBoolean enabled, AtomicInteger reads, AtomicLong now) {
+        return new FastPathSwitchCache(table -> {
             reads.incrementAndGet();
-            TableDescriptorBuilder d = TableDescriptorBuilder.newBuilder(call.getArgument(0, TableName.class));
-            if (enabled.get()) {
-                d.setValue(FastPathSwitch.ATTRIBUTE, "true");
-            }
-            return d.build();
-        });
-        return new FastPathSwitchCache(hbase, FastPathSwitchCache.DEFAULT_TTL_MS, now::get);
+            return enabled.get();
+        }, FastPathSwitchCache.DEFAULT_TTL_MS, 2_000, 10_000, now::get);
     }
 
     private static PTable table(boolean transactional, PTableType type, List<PTable> indexes) {

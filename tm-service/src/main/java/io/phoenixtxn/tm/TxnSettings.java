@@ -379,25 +379,36 @@ public final class TxnSettings {
 
     public static final Setting<String> FASTPATH_TABLE_ATTRIBUTE = add(Setting.text(Group.STORAGE,
             "phoenix.txn.fastpath", null,
-            "the fast path is opt-in: only `true` enables it (`FastPathSwitch.enable`, on a table without "
-                    + "indexes); absent or anything else, every region refuses fast-path writes (`FENCED`). CREATE "
+            "the fast path is opt-in: only `true` enables it (`PhoenixFastPath.enable` for a Phoenix table, "
+                    + "which refuses one with an index; `FastPathSwitch.enable` at the HBase level); absent or anything else, every region refuses fast-path writes (`FENCED`). CREATE "
                     + "INDEX turns it off (`FastPathSwitch.disable`: Admin.modifyTable, which reopens every region) "
                     + "before it draws the index fence",
             R.RS).readFrom("table descriptor attribute").shownAs("absent (disabled)"));
 
     public static final Setting<Boolean> FASTPATH_ROUTING = add(Setting.flag(Group.DATA_PLANE,
-            "phoenix.txn.fastpath.routing", false,
+            "phoenix.txn.fastpath.routing", true,
             "`true`: Phoenix statements on auto-commit connections begin lazily (no TM round trip until a snapshot "
                     + "is needed), and an auto-commit single-row `UPSERT VALUES` or point `DELETE` of a table with the "
-                    + "fast path on and no index commits as one bwc. Off by default until the open review findings "
-                    + "are fixed (design 4.11: metadata of a replay after a fenced refusal read at the provisional "
-                    + "id; a master outage stalls routed writes); `false`: every statement takes the regular path",
+                    + "fast path on and no index commits as one bwc; `false`: every statement takes the regular path, "
+                    + "begun eagerly",
             R.CLIENT));
 
     public static final Setting<Long> FASTPATH_SWITCH_CACHE_MS = add(Setting.number(Group.DATA_PLANE,
             "phoenix.txn.fastpath.switch.cache.ms", 5_000, 0, MAX_CLIENT_MILLIS,
             "how long a client trusts what it read of a table's `phoenix.txn.fastpath` attribute when routing "
                     + "statements (a stale \"on\" is refused by the region server as FENCED and retried by Phoenix)",
+            R.CLIENT));
+
+    public static final Setting<Long> FASTPATH_SWITCH_READ_TIMEOUT_MS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.fastpath.switch.read.timeout.ms", 1_000, 1, MAX_CLIENT_MILLIS,
+            "how long a client waits for the master when it reads a table's `phoenix.txn.fastpath` attribute (one "
+                    + "Admin call, few retries); past it the switch is unknown and statements take the regular path",
+            R.CLIENT));
+
+    public static final Setting<Long> FASTPATH_SWITCH_FAILURE_CACHE_MS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.fastpath.switch.failure.cache.ms", 2_000, 0, MAX_CLIENT_MILLIS,
+            "how long a client remembers that it could not read a table's `phoenix.txn.fastpath` attribute (master "
+                    + "down or slow): meanwhile the table's statements take the regular path without asking again",
             R.CLIENT));
 
     public static final Setting<Boolean> TM_TLS_ENABLED = add(Setting.flag(Group.TM_SERVER,

@@ -63,9 +63,11 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.tm.metrics.port", -1L);
         expected.put("phoenix.txn.tm.netty.nio", false);
         // Declared after the registry, with their own modules' defaults:
-        expected.put("phoenix.txn.fastpath.routing", false);
+        expected.put("phoenix.txn.fastpath.routing", true);
         expected.put("phoenix.txn.fastpath.switch.cache.ms", 5_000L);
         expected.put("phoenix.txn.finished.flush.ms", 10L); // was a constant of 100 ms in TxnClient
+        expected.put("phoenix.txn.fastpath.switch.read.timeout.ms", 1_000L);
+        expected.put("phoenix.txn.fastpath.switch.failure.cache.ms", 2_000L);
         expected.put("phoenix.txn.gc.row.stream.max.cells", 2_000_000L);
         expected.put("phoenix.txn.tm.tls.enabled", false);
         expected.put("phoenix.txn.tm.tls.handshake.timeout.ms", 10_000L);

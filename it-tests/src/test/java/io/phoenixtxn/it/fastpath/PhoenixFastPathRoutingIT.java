@@ -5,6 +5,8 @@ import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.phoenix.FastPathRoutingStats;
+import io.phoenixtxn.phoenix.PhoenixFastPath;
+import io.phoenixtxn.phoenix.ProvisionalClock;
 import io.phoenixtxn.phoenix.RoutingHooks;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -24,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -42,6 +45,7 @@ class PhoenixFastPathRoutingIT {
     void restoreHooks() {
         IndexBuildHooks.install(IndexBuildHooks.NONE);
         RoutingHooks.install(RoutingHooks.NONE);
+        ProvisionalClock.install(null);
     }
 
     /** A transactional table (K BIGINT key, V VARCHAR), its fast path on or off. */
@@ -50,10 +54,8 @@ class PhoenixFastPathRoutingIT {
         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true"
                     + extraOptions);
-        }
-        if (fastPath) {
-            try (Admin admin = FastPathFixture.hbase().getAdmin()) {
-                FastPathSwitch.enable(admin, TableName.valueOf(table));
+            if (fastPath) {
+                PhoenixFastPath.enable(c, table);
             }
         }
         return table;
@@ -277,6 +279,82 @@ class PhoenixFastPathRoutingIT {
         }
     }
 
+    /**
+     * F1: after a FENCED refusal Phoenix's retry re-reads the table's metadata at the id of the transaction it begins
+     * and re-sends the row (an immutable table is always re-sent). A client clock that lags the TM's (skew) must not
+     * make that read predate the index whose fence refused the row: the retry begins at the TM, above the fence, so
+     * the re-sent row maintains the index. An end-to-end guard: it also passes without that eager begin, because
+     * Phoenix 5.2.1's catalog answers a read at any time after the data table's own last change with the table as
+     * it is now, indexes included (MetaDataEndpointImpl.doGetTable); PhoenixTxnContextTest shows the provider side.
+     */
+    @Test
+    void theReplayAfterAFencedRefusalMaintainsTheNewIndexThoughTheClientClockLags() throws Exception {
+        String table = table("FPR_SKEW", true, ", IMMUTABLE_ROWS=true, UPDATE_CACHE_FREQUENCY=600000");
+        String index = table + "_IDX";
+        Properties longBeliefs = new Properties();
+        longBeliefs.setProperty("phoenix.txn.fastpath.switch.cache.ms", "600000");
+        SharedStack.routed(longBeliefs);
+        try (Connection other = DriverManager.getConnection(
+                SharedStack.get().jdbcUrl().replace("localhost", "localhost,127.0.0.1"), longBeliefs);
+             Statement o = other.createStatement()) {
+            other.setAutoCommit(true);
+            Counts warm = Counts.now();
+            o.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one')");
+            assertEquals(1, Counts.now().since(warm).fastPathWrites(), "the client routes the table");
+
+            long lagging = System.currentTimeMillis(); // the table exists at it; the index will not
+            AtomicReference<Exception> ddl = new AtomicReference<>();
+            RoutingHooks.install(new RoutingHooks() {
+                @Override
+                public void beforeFastPathWrite(TableName physical) {
+                    if (!physical.getNameAsString().equals(table)) {
+                        return;
+                    }
+                    RoutingHooks.install(RoutingHooks.NONE);
+                    while (System.currentTimeMillis() <= lagging) {
+                        Thread.onSpinWait(); // the index's catalog row lands at a later millisecond than the clock
+                    }
+                    try (Connection c = SharedStack.connectAsAnotherClient(); Statement s = c.createStatement()) {
+                        s.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+                    } catch (Exception e) {
+                        ddl.set(e);
+                    }
+                    forgetServerSideMetadata();
+                }
+            });
+            ProvisionalClock.install(() -> lagging);
+            Counts before = Counts.now();
+            assertEquals(1, o.executeUpdate("UPSERT INTO " + table + " VALUES (100, 'after the index')"));
+            Counts used = Counts.now().since(before);
+            ProvisionalClock.install(null);
+            assertNull(ddl.get(), "CREATE INDEX in the hook");
+            assertEquals(1, used.fenced(), "the bwc was refused (FENCED -> 523): " + used);
+            assertEquals(0, used.fastPathWrites(), used.toString());
+        }
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            Map<Long, String> fromTable = rows(s, "SELECT /*+ NO_INDEX */ K, V FROM " + table);
+            Map<Long, String> fromIndex = rows(s, "SELECT /*+ INDEX(" + table + " " + index + ") */ K, V FROM "
+                    + table + " WHERE V IS NOT NULL");
+            assertEquals(Map.of(1L, "one", 100L, "after the index"), fromTable);
+            assertEquals(fromTable, fromIndex, "the index equals the table");
+        }
+    }
+
+    /** F8: the fast path of a Phoenix table with an index cannot be turned on; the error names the index. */
+    @Test
+    void enablingTheFastPathOfATableWithAnIndexIsRefusedNamingTheIndex() throws Exception {
+        String table = table("FPR_ENABLE", false, "");
+        String index = table + "_IDX";
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+            SQLException refused = assertThrows(SQLException.class, () -> PhoenixFastPath.enable(c, table));
+            assertTrue(refused.getMessage().contains(index), refused.getMessage());
+        }
+        try (Admin admin = FastPathFixture.hbase().getAdmin()) {
+            assertFalse(FastPathSwitch.isEnabled(admin.getDescriptor(TableName.valueOf(table))), "still off");
+        }
+    }
+
     @Test
     void explicitTransactionsBeginAtOnceAndReadTheirOwnWrites() throws Exception {
         String fast = table("FPR_EXPLICIT", true, "");
@@ -310,6 +388,15 @@ class PhoenixFastPathRoutingIT {
             assertEquals(Map.of(7L, "seven"), rows(s, "SELECT K, V FROM " + plain));
             assertNull(rows(s, "SELECT K, V FROM " + plain + " WHERE K = 8").get(8L));
         }
+    }
+
+    /**
+     * Empties the region servers' cache of table metadata (as a SYSTEM.CATALOG region move, a restart or an eviction
+     * does): the next metadata read is built from the catalog as of the timestamp the client asks at, not answered
+     * with the newest table the server happens to cache.
+     */
+    private static void forgetServerSideMetadata() {
+        org.apache.phoenix.cache.GlobalCache.getInstance(null).getMetaDataCache().invalidateAll();
     }
 
     private static Map<Long, String> rows(Statement s, String query) throws SQLException {

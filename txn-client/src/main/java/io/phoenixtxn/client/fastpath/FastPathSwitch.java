@@ -29,7 +29,11 @@ public final class FastPathSwitch {
         set(admin, table, false);
     }
 
-    /** Enables it (the table has no index, and none is being built). Idempotent. */
+    /**
+     * Enables it (the table has no index, and none is being built). Idempotent. HBase-level: it cannot see Phoenix's
+     * metadata, so a Phoenix table's fast path is turned on with {@code io.phoenixtxn.phoenix.PhoenixFastPath.enable},
+     * which refuses a table with an index.
+     */
     public static void enable(Admin admin, TableName table) throws IOException {
         set(admin, table, true);
     }
