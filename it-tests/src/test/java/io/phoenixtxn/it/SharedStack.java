@@ -84,6 +84,18 @@ public final class SharedStack {
         return connectThrough("127.0.0.1,localhost", props);
     }
 
+    /**
+     * A connection through a connection service of its own for {@code props} (each distinct {@code hosts} form of
+     * the quorum, e.g. {@code "localhost,localhost"}, keys one service; the first connection's properties configure
+     * it). The forms taken by the methods above are not allowed.
+     */
+    public static Connection connectThroughOwnService(String hosts, Properties props) throws SQLException {
+        if (hosts.equals("127.0.0.1") || hosts.equals("127.0.0.1,localhost") || hosts.equals("localhost,127.0.0.1")) {
+            throw new IllegalArgumentException(hosts + " keys a service other tests share");
+        }
+        return connectThrough(hosts, props);
+    }
+
     private static Connection connectThrough(String quorum, Properties props) throws SQLException {
         Connection c = java.sql.DriverManager.getConnection(get().jdbcUrl().replace("localhost", quorum),
                 routed(props));

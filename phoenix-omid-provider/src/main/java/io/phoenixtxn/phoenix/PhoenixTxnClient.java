@@ -8,6 +8,7 @@ import io.phoenixtxn.tm.discovery.TmLocator;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.phoenix.query.ConnectionQueryServices;
 import org.apache.phoenix.transaction.PhoenixTransactionClient;
 
 import java.io.IOException;
@@ -27,6 +28,10 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final FastPathSwitchCache switches;
     private final BoundedAdminSwitchReader switchReader;
     private final boolean routing;
+    private final long metadataRepairMs;
+    /** The connection service whose metadata cache this client repairs; set on first use (see watchMetadata). */
+    private final java.util.concurrent.atomic.AtomicReference<ConnectionQueryServices> watched =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     /** Client key: route eligible auto-commit statements onto the fast path (and begin transactions lazily). */
     static final String ROUTING_KEY = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key();
@@ -48,6 +53,7 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
         }
         this.fastPath = new FastPathClient(client);
         this.routing = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.get(conf::get);
+        this.metadataRepairMs = io.phoenixtxn.tm.TxnSettings.METADATA_REPAIR_MS.get(conf::get);
         long ttl = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_CACHE_MS.get(conf::get);
         long failureTtl = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_FAILURE_CACHE_MS.get(conf::get);
         long timeout = io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_READ_TIMEOUT_MS.get(conf::get);
@@ -64,6 +70,21 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
         this.switches = switches;
         this.switchReader = null;
         this.routing = routing;
+        this.metadataRepairMs = 0;
+    }
+
+    /**
+     * Called with the connection service that uses this client (Phoenix keeps one client per service): the first
+     * call starts the periodic {@link MetadataCacheRepair} of that service's cache.
+     */
+    void watchMetadata(ConnectionQueryServices services) {
+        if (watched.get() != null || !watched.compareAndSet(null, services)) {
+            return;
+        }
+        if (metadataRepairMs > 0) {
+            client.scheduleHousekeeping("repairing the Phoenix metadata cache",
+                    () -> MetadataCacheRepair.repair(services), metadataRepairMs);
+        }
     }
 
     TxnClient txnClient() {

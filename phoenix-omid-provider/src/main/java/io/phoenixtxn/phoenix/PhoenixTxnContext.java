@@ -132,7 +132,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             ProviderSlot.verify();
             throw SqlErrors.failed("Phoenix returned transaction client " + client + " for the OMID slot", null);
         }
-        return (PhoenixTxnClient) client;
+        PhoenixTxnClient ours = (PhoenixTxnClient) client;
+        ours.watchMetadata(connection.getQueryServices());
+        return ours;
     }
 
     Transaction transaction() {
@@ -501,6 +503,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             client().abort(current);
         } catch (IOException e) {
             throw SqlErrors.failed("Rollback of transaction " + current.txId() + " failed: " + e.getMessage(), e);
+        }
+        if (current.writeSet().isEmpty()) {
+            // What an application does after a failed read; a failed read may be Phoenix's 1012 for an index that
+            // another client dropped while this service's cache had evicted the index's own entry (design 4.10).
+            MetadataCacheRepair.repair(connection.getQueryServices());
         }
     }
 

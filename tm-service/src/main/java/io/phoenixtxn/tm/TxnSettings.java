@@ -411,6 +411,14 @@ public final class TxnSettings {
                     + "down or slow): meanwhile the table's statements take the regular path without asking again",
             R.CLIENT));
 
+    public static final Setting<Long> METADATA_REPAIR_MS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.metadata.repair.ms", 1_000, 0, MAX_CLIENT_MILLIS,
+            "how often each Phoenix connection service removes from its metadata cache a transactional table that "
+                    + "lists an index whose own entry the cache evicted (after another client's DROP INDEX such a "
+                    + "table fails every query with 1012; design.md sec. 4.10); also done when a transaction that "
+                    + "wrote nothing rolls back. 0: only then",
+            R.CLIENT));
+
     public static final Setting<Boolean> TM_TLS_ENABLED = add(Setting.flag(Group.TM_SERVER,
             "phoenix.txn.tm.tls.enabled", false,
             "mutual TLS on the TM connection from key and trust stores: a TM server refuses, in the handshake and "

@@ -68,6 +68,7 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.finished.flush.ms", 10L); // was a constant of 100 ms in TxnClient
         expected.put("phoenix.txn.fastpath.switch.read.timeout.ms", 1_000L);
         expected.put("phoenix.txn.fastpath.switch.failure.cache.ms", 2_000L);
+        expected.put("phoenix.txn.metadata.repair.ms", 1_000L);
         expected.put("phoenix.txn.gc.row.stream.max.cells", 2_000_000L);
         expected.put("phoenix.txn.tm.tls.enabled", false);
         expected.put("phoenix.txn.tm.tls.handshake.timeout.ms", 10_000L);

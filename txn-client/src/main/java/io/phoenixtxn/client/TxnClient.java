@@ -113,6 +113,14 @@ public final class TxnClient implements Closeable {
         }, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Runs {@code task} every {@code periodMs} on this client's housekeeping thread until the client closes (for the
+     * layers above, e.g. the Phoenix provider's metadata-cache repair); a failure is logged and the task runs again.
+     */
+    public void scheduleHousekeeping(String what, Runnable task, long periodMs) {
+        housekeeping.scheduleWithFixedDelay(quietly(what, task), periodMs, periodMs, TimeUnit.MILLISECONDS);
+    }
+
     /** The cleaner of crashed clients' post-commits (also run periodically, see {@link TxnClientConfig}). */
     public CommitTableCleaner cleaner() {
         return cleaner;

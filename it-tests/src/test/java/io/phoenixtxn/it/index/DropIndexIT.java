@@ -97,6 +97,65 @@ class DropIndexIT {
         }
     }
 
+    /**
+     * Phoenix's metadata cache evicts entries one by one (size-bounded), so a service can cache the data table, which
+     * lists the index, without the index's own entry. After another client's DROP INDEX, Phoenix's optimizer then finds
+     * the index gone but removes it from the data table's list only if the index's entry is cached: without a repair
+     * every query through that service failed with 1012 naming the index (seen in IndexBuildHistoryIT: 17 and 74
+     * failed reads in a row). A rollback of the failed read lets the provider repair the cache: one failure, then the
+     * same service reads. This service has the periodic repair off, so only the rollback repairs.
+     */
+    @Test
+    void aServiceThatEvictedTheIndexEntryFailsOnceThenReadsAfterTheRollback() throws Exception {
+        java.util.Properties noPeriodicRepair = new java.util.Properties();
+        noPeriodicRepair.setProperty(io.phoenixtxn.tm.TxnSettings.METADATA_REPAIR_MS.key(), "0");
+        try (Connection a = SharedStack.connectThroughOwnService("localhost,localhost", noPeriodicRepair);
+             Statement s = a.createStatement()) {
+            a.setAutoCommit(false);
+            assertEquals(List.of(1L), keysWhereV(s, "one"), "through the index");
+            a.commit();
+            MetadataCacheFaults.evict(a, index);
+            assertEquals(List.of(index), MetadataCacheFaults.cachedIndexesOf(a, table),
+                    "the data table's entry still lists the evicted index");
+            dropIndexFromThisClient();
+            for (int i = 0; i < 2; i++) { // what Phoenix does alone: the same failure every time
+                SQLException e = assertThrows(SQLException.class, () -> keysWhereV(s, "one"));
+                assertEquals(1012, e.getErrorCode(), e.toString());
+                assertTrue(e.getMessage().contains(index), e.getMessage());
+            }
+            a.rollback();
+            assertEquals(List.of(1L), keysWhereV(s, "one"), "the retry after the rollback reads without the index");
+            a.commit();
+            assertEquals(List.of(), MetadataCacheFaults.cachedIndexesOf(a, table));
+        }
+    }
+
+    /**
+     * The periodic repair of each connection service (phoenix.txn.metadata.repair.ms) removes a data table whose
+     * index entry was evicted before anyone drops the index: the next read resolves the table afresh, and a DROP
+     * INDEX afterwards costs that service nothing.
+     */
+    @Test
+    void thePeriodicRepairForgetsADataTableWhoseIndexEntryWasEvicted() throws Exception {
+        java.util.Properties fastRepair = new java.util.Properties();
+        fastRepair.setProperty(io.phoenixtxn.tm.TxnSettings.METADATA_REPAIR_MS.key(), "50");
+        try (Connection a = SharedStack.connectThroughOwnService("127.0.0.1,127.0.0.1", fastRepair);
+             Statement s = a.createStatement()) {
+            a.setAutoCommit(false);
+            assertEquals(List.of(1L), keysWhereV(s, "one"), "through the index");
+            a.commit();
+            MetadataCacheFaults.evict(a, index);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (MetadataCacheFaults.isCached(a, table)) {
+                assertTrue(System.nanoTime() < deadline, "the repair never removed " + table);
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
+            dropIndexFromThisClient();
+            assertEquals(List.of(1L), keysWhereV(s, "one"), "no failure: the table is resolved afresh");
+            a.commit();
+        }
+    }
+
     private List<Long> keysWhereV(Statement s, String v) throws SQLException {
         List<Long> keys = new ArrayList<>();
         try (ResultSet rs = s.executeQuery("SELECT K FROM " + table + " WHERE V = '" + v + "'")) {
