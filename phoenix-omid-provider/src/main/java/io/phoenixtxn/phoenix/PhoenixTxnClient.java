@@ -29,6 +29,7 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final BoundedAdminSwitchReader switchReader;
     private final boolean routing;
     private final long metadataRepairMs;
+    private final TmClockEstimate tmClock = new TmClockEstimate();
     /** The connection service whose metadata cache this client repairs; set on first use (see watchMetadata). */
     private final java.util.concurrent.atomic.AtomicReference<ConnectionQueryServices> watched =
             new java.util.concurrent.atomic.AtomicReference<>();
@@ -97,6 +98,11 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
 
     FastPathSwitchCache switches() {
         return switches;
+    }
+
+    /** This client's estimate of the TM's clock, for provisional ids. */
+    TmClockEstimate tmClock() {
+        return tmClock;
     }
 
     /** {@code phoenix.txn.fastpath.routing}: false keeps every statement on the regular path, begun eagerly. */

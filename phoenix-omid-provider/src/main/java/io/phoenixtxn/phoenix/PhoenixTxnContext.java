@@ -192,7 +192,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             // A replay (inherited >= 0) re-sends writes computed earlier: it begins at once, as before. So does the
             // transaction after a routed write refused for an index being built: Phoenix re-reads the table's
             // metadata at its id and may re-send the row, which must see the index (RefusedRoutes).
-            provisionalId = ProvisionalClock.current().nowMs() * TIMESTAMPS_PER_MS;
+            provisionalId = client.tmClock().provisionalId(ProvisionalClock.current().nowMs());
             deferred = true;
             tx = null;
             return;
@@ -200,13 +200,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         tx = beginAtTm(client.txnClient(), inherited);
     }
 
-    /** Our layout (and Phoenix's conversion, TransactionUtil.convertToMilliseconds): ms * 1e6 + offset. */
-    private static final long TIMESTAMPS_PER_MS = 1_000_000L;
-
     private Transaction beginAtTm(TxnClient client, long inherited) throws SQLException {
         try {
             Transaction begun = inherited >= 0 ? client.beginReplayOf(inherited) : client.begin();
             FastPathRoutingStats.tmBegin();
+            sawTmTimestamp(begun.txId());
             // Phoenix closes connections without rolling back: a closed connection's transaction is ended, not
             // renewed, so it does not hold the GC horizon back.
             PhoenixConnection owner = connection;
@@ -215,6 +213,15 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         } catch (IOException | RuntimeException e) {
             // RuntimeException: e.g. this JVM serves its TM through HA and is between primaries right now.
             throw SqlErrors.failed("Could not begin a transaction: " + e.getMessage(), e);
+        }
+    }
+
+    /** Feeds this client's estimate of the TM's clock, from which provisional ids are drawn. */
+    private void sawTmTimestamp(long tmTimestamp) {
+        try {
+            phoenixClient().tmClock().observed(tmTimestamp, ProvisionalClock.current().nowMs());
+        } catch (SQLException e) {
+            LOG.debug("No provider client to tell the TM timestamp {}", tmTimestamp, e);
         }
     }
 
@@ -474,6 +481,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         try {
             client().commit(current);
             committed = true;
+            sawTmTimestamp(current.commitTs());
         } catch (TxnAbortedException e) {
             // Phoenix may replay this transaction's writes in the next one it begins here: see ReplayGuard.
             ReplayGuard.commitFailed(connection, current.conflictsSince());
@@ -548,6 +556,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             // and refuses them, and each one served before drew its version below the fence drawn next.
             FastPathSwitch.disable(admin, physical);
             fence = client.fence(physical);
+            sawTmTimestamp(fence);
         } catch (IOException | RuntimeException e) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)
                     .setSchemaName(dataTable.getSchemaName().getString())

@@ -280,6 +280,43 @@ class PhoenixFastPathRoutingIT {
     }
 
     /**
+     * Review F-A: Phoenix resolves metadata at the id a lazily begun transaction shows, and DDL on transactional
+     * tables is stamped with TM timestamps. With a client clock 10 s behind the TM's (skew; or a new TM primary's
+     * epoch, reserved ahead of the wall clock), provisional ids drawn from the local clock predated DDL that had just
+     * happened: an UPSERT right after CREATE TABLE failed with "table undefined" (Phoenix retries the lookup once, at
+     * the same id), and CREATE INDEX (whose population Phoenix compiles on an auto-commit connection) could not find
+     * its own index. Provisional ids follow this client's estimate of the TM's clock (TmClockEstimate).
+     */
+    @Test
+    void aClientClockBehindTheTmStillSeesTheDdlThatJustHappened() throws Exception {
+        String mine = SharedStack.uniqueTable("FPR_LAG_MINE");
+        String theirs = SharedStack.uniqueTable("FPR_LAG_THEIRS");
+        ProvisionalClock.install(() -> System.currentTimeMillis() - 10_000);
+        try (Connection c = autoCommit(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + mine + " (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + mine + " VALUES (1, 'one')"), "right after the CREATE");
+            assertEquals(Map.of(1L, "one"), rows(s, "SELECT K, V FROM " + mine));
+
+            try (Connection other = SharedStack.connectAsAnotherClient(); Statement o = other.createStatement()) {
+                o.execute("CREATE TABLE " + theirs + " (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
+            }
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + theirs + " VALUES (2, 'two')"),
+                    "another client's table, created after this client last talked to the TM");
+            assertEquals(Map.of(2L, "two"), rows(s, "SELECT K, V FROM " + theirs));
+
+            String index = mine + "_IDX";
+            s.execute("CREATE INDEX " + index + " ON " + mine + " (V)");
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + mine + " VALUES (3, 'three')"));
+            Map<Long, String> fromTable = rows(s, "SELECT /*+ NO_INDEX */ K, V FROM " + mine);
+            assertEquals(Map.of(1L, "one", 3L, "three"), fromTable);
+            assertEquals(fromTable, rows(s, "SELECT /*+ INDEX(" + mine + " " + index + ") */ K, V FROM " + mine
+                    + " WHERE V IS NOT NULL"), "the index, built and maintained, equals the table");
+        } finally {
+            ProvisionalClock.install(null);
+        }
+    }
+
+    /**
      * F1: after a FENCED refusal Phoenix's retry re-reads the table's metadata at the id of the transaction it begins
      * and re-sends the row (an immutable table is always re-sent). A client clock that lags the TM's (skew) must not
      * make that read predate the index whose fence refused the row: the retry begins at the TM, above the fence, so
