@@ -56,14 +56,29 @@ class EmbeddedTmMetricsIT {
                 .orElseThrow(() -> new AssertionError("the embedded TM registered no metrics source"));
         assertTrue(source.startsWith(TmMetrics.RECORD), source);
         MBeanServer jmx = ManagementFactory.getPlatformMBeanServer();
-        Set<ObjectName> beans = jmx.queryNames(new ObjectName("Hadoop:name=" + source + ",*"), null);
-        assertEquals(1, beans.size(), "one bean for the embedded TM: " + beans);
-        ObjectName bean = beans.iterator().next();
+        ObjectName bean = awaitBean(jmx, source);
         assertEquals("HBase", bean.getKeyProperty("service"), "joins the minicluster's metrics system: " + bean);
         awaitAtLeast(jmx, bean, "Begins", beginsBefore + 2);
         awaitAtLeast(jmx, bean, "Commits", commitsBefore + 1);
         awaitAtLeast(jmx, bean, "AbortsConflict", conflictsBefore + 1);
         assertEquals(1, ((Number) jmx.getAttribute(bean, "Primary")).intValue());
+    }
+
+    /**
+     * The source's bean. HBase restarts its metrics system (its JmxCacheBuster, a few seconds after regions open or
+     * close), and every bean is away for that moment: wait for it.
+     */
+    private static ObjectName awaitBean(MBeanServer jmx, String source) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        Set<ObjectName> beans = jmx.queryNames(new ObjectName("Hadoop:name=" + source + ",*"), null);
+        while (beans.isEmpty()) {
+            assertTrue(System.nanoTime() < deadline, "no bean of source " + source + "; Hadoop beans: "
+                    + jmx.queryNames(new ObjectName("Hadoop:*"), null));
+            TimeUnit.MILLISECONDS.sleep(100);
+            beans = jmx.queryNames(new ObjectName("Hadoop:name=" + source + ",*"), null);
+        }
+        assertEquals(1, beans.size(), "one bean for the embedded TM: " + beans);
+        return beans.iterator().next();
     }
 
     /**
