@@ -4,8 +4,11 @@ import io.phoenixtxn.tm.EmbeddedTm;
 import io.phoenixtxn.tm.TmConfig;
 import io.phoenixtxn.tm.TmException;
 import io.phoenixtxn.tm.ha.HaConfig;
+import io.phoenixtxn.tm.ha.HaSeams;
 import io.phoenixtxn.tm.ha.TmHaService;
 import io.phoenixtxn.tm.ha.ZooKeeperClients;
+import io.phoenixtxn.tm.metrics.TmMetrics;
+import io.phoenixtxn.tm.metrics.TmMetricsSource;
 import io.phoenixtxn.tm.net.TmEndpoint;
 import io.phoenixtxn.tm.net.TmServerConfig;
 import org.apache.curator.framework.CuratorFramework;
@@ -16,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The stack's --serve mode: its TM runs as an HA primary on the minicluster's ZooKeeper, with a network server
  * advertised there, so other JVMs (an application, a second sqlline) with our client jar find it through the JDBC
- * URL's ZooKeeper alone; this JVM's Phoenix uses the same TM in process.
+ * URL's ZooKeeper alone; this JVM's Phoenix uses the same TM in process. Its metrics2 source (the names a TM
+ * server reports, with its connected clients and request queue) is registered as the JVM's TM metrics.
  */
 final class ServedTm implements AutoCloseable {
     private final CuratorFramework zk;
@@ -38,10 +42,13 @@ final class ServedTm implements AutoCloseable {
         CuratorFramework zk = ZooKeeperClients.connectForTm(ha);
         TmHaService service = null;
         try {
-            service = TmHaService.start(zk, TmConfig.from(conf::get), TmServerConfig.from(conf::get), ha);
+            TmMetrics metrics = new TmMetrics();
+            service = TmHaService.start(zk, TmConfig.from(conf::get), TmServerConfig.from(conf::get), ha,
+                    HaSeams.defaults().withMetrics(metrics));
             TmEndpoint endpoint = service.awaitPrimary(60, TimeUnit.SECONDS);
             TmHaService served = service;
-            EmbeddedTm.adopt(() -> served.transactionManager().orElse(null));
+            EmbeddedTm.adopt(() -> served.transactionManager().orElse(null), new TmMetricsSource(metrics,
+                    () -> served.transactionManager().orElse(null), () -> served.server().orElse(null)));
             return new ServedTm(zk, service, endpoint);
         } catch (Exception e) {
             if (service != null) {

@@ -1,5 +1,11 @@
 package io.phoenixtxn.tm;
 
+import io.phoenixtxn.tm.metrics.MetricsSystems;
+import io.phoenixtxn.tm.metrics.TmMetrics;
+import io.phoenixtxn.tm.metrics.TmMetricsSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * The JVM's embedded transaction manager: one per process, created on first use, no network hop. Every Phoenix
  * connection service, the embedded stack's serve mode (which puts a server in front of it) and tests share it.
@@ -10,8 +16,15 @@ package io.phoenixtxn.tm;
  * cluster ({@link #adopt}: the stack's --serve, HA tests), which is the cluster's TM, and an <em>in-memory</em> TM
  * ({@link #shared}), which is only correct where the cluster has no TM server. Whether it may be used is the TM
  * locator's decision ({@code io.phoenixtxn.tm.discovery.TmLocator}), not this class's.
+ *
+ * <p>Metrics: the JVM's TM is one metrics2 source ({@link TmMetricsSource}, record {@value TmMetrics#RECORD}, the
+ * names a TM server reports), registered while that TM runs: when an in-memory TM starts, or when {@link #adopt}
+ * is given the served TM's source; removed when it stops ({@link #shutdown}, or replaced). A TM started after an
+ * earlier one stopped registers under the same name, with counters from zero. A metrics system that fails costs
+ * the metrics (one warning), never the TM.
  */
 public final class EmbeddedTm {
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedTm.class);
     private static volatile TransactionManagerCore instance;
     /**
      * Kept across restarts within the JVM: a restarted embedded TM starts above every timestamp and fence its
@@ -21,6 +34,8 @@ public final class EmbeddedTm {
     private static final FenceStore FENCES = FenceStore.inMemory();
     /** Set when the JVM serves its TM to others (HA service): the TM then comes from there, never in memory. */
     private static volatile java.util.function.Supplier<TransactionManagerCore> adopted;
+    /** The metrics2 source name of the running TM, null while none is registered. Guarded by the class. */
+    private static String metricsSource;
 
     private EmbeddedTm() {
     }
@@ -42,12 +57,17 @@ public final class EmbeddedTm {
         }
         synchronized (EmbeddedTm.class) {
             if (instance == null || !instance.isServing()) {
+                unexpose();
+                TmMetrics metrics = new TmMetrics();
+                TransactionManagerCore started;
                 try {
-                    instance = TransactionManagerCore.start(config, Clock.SYSTEM, TIMESTAMPS, FENCES,
-                            Lease.ALWAYS_HELD);
+                    started = TransactionManagerCore.start(config, Clock.SYSTEM, TIMESTAMPS, FENCES,
+                            Lease.ALWAYS_HELD, metrics);
                 } catch (TmException e) {
                     throw new IllegalStateException("in-memory storage cannot fail", e);
                 }
+                instance = started;
+                expose(new TmMetricsSource(metrics, () -> started, () -> null));
             }
             return instance;
         }
@@ -68,11 +88,29 @@ public final class EmbeddedTm {
      * Must happen before the first transaction; an in-memory TM started earlier is shut down.
      */
     public static synchronized void adopt(java.util.function.Supplier<TransactionManagerCore> source) {
+        adopt(source, null);
+    }
+
+    /**
+     * As {@link #adopt(java.util.function.Supplier)}, and registers {@code metrics} (the served TM's source, which
+     * follows its primary terms; null: none) as the JVM's TM metrics until {@link #shutdown}.
+     */
+    public static synchronized void adopt(java.util.function.Supplier<TransactionManagerCore> source,
+                                          TmMetricsSource metrics) {
         if (instance != null) {
             instance.close();
             instance = null;
         }
+        unexpose();
         adopted = source;
+        if (metrics != null) {
+            expose(metrics);
+        }
+    }
+
+    /** The metrics2 source name the running TM is registered under ({@value TmMetrics#RECORD}), if any. */
+    public static synchronized java.util.Optional<String> metricsSourceName() {
+        return java.util.Optional.ofNullable(metricsSource);
     }
 
     /** True when this JVM serves the cluster's TM ({@link #adopt}), primary right now or not. */
@@ -98,6 +136,31 @@ public final class EmbeddedTm {
         if (instance != null) {
             instance.close();
             instance = null;
+        }
+        unexpose();
+    }
+
+    /** Registers the running TM's source; a failing metrics system is reported once and otherwise ignored. */
+    private static void expose(TmMetricsSource source) {
+        try {
+            metricsSource = MetricsSystems.register(TmMetrics.RECORD, "phoenix-txn embedded transaction manager",
+                    source);
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warn("The embedded transaction manager runs without metrics: the metrics2 system failed ({})",
+                    e.toString());
+        }
+    }
+
+    private static void unexpose() {
+        String name = metricsSource;
+        metricsSource = null;
+        if (name != null) {
+            try {
+                MetricsSystems.unregister(name);
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("Could not remove the embedded transaction manager's metrics source {} ({})", name,
+                        e.toString());
+            }
         }
     }
 }
