@@ -43,7 +43,8 @@ public final class RegionServerTxnMetrics extends BaseSourceImpl {
     static final MetricsInfo GC_ROWS_STREAMED = info("GcRowsStreamed",
             "rows above phoenix.txn.gc.row.max.cells decided in two passes");
     static final MetricsInfo GC_ROWS_UNCHANGED = info("GcRowsUnchanged",
-            "rows written unchanged because they outgrew every GC bound");
+            "rows written unchanged for their size (a flush's above the row buffer, a compaction's above the"
+                    + " streaming bound or whose first pass failed)");
 
     private static RegionServerTxnMetrics instance;
 

@@ -118,9 +118,14 @@ class GcScannerTest {
         big.sort(CellComparator.getInstance());
         expected.addAll(rowsAndVersions(big));
         expected.addAll(List.of("z:C@30", "z@30"));
+        long unchanged = GcCounters.rowsUnchanged();
         for (int batch : new int[] {1, 3, 100}) {
             assertEquals(expected, rowsAndVersions(drain(gc(new BatchScanner(input, batch), 8))), "batch " + batch);
         }
+        assertEquals(unchanged + 3, GcCounters.rowsUnchanged(), "one oversized row written unchanged per scan");
+        RegionServerTxnMetrics.ensureRegistered();
+        assertEquals(GcCounters.rowsUnchanged(), io.phoenixtxn.tm.metrics.MetricsSnapshot.of(
+                RegionServerTxnMetrics.source()).get("GcRowsUnchanged"));
     }
 
     /**

@@ -244,11 +244,16 @@ class StreamedRowGcTest {
     void aRowAboveTheStreamingBoundPassesUnchanged() throws IOException {
         FakeCommitTable table = new FakeCommitTable();
         List<Cell> input = randomRow(new Random(7), "r", table);
+        long unchanged = GcCounters.rowsUnchanged();
         GcScanner scanner = streamed(input, new ListInput(input), true, table, 2, 3, new AtomicInteger(), 5);
         List<Cell> sorted = new ArrayList<>(input);
         sorted.sort(CellComparator.getInstance());
         assertEquals(describe(sorted), describe(drain(scanner)));
         assertEquals(0, scanner.rowsStreamed());
+        assertEquals(unchanged + 1, GcCounters.rowsUnchanged(), "counted as written unchanged");
+        RegionServerTxnMetrics.ensureRegistered();
+        assertEquals(GcCounters.rowsUnchanged(), io.phoenixtxn.tm.metrics.MetricsSnapshot.of(
+                RegionServerTxnMetrics.source()).get("GcRowsUnchanged"));
     }
 
     @Test
@@ -366,7 +371,9 @@ class StreamedRowGcTest {
                 1_000, cause -> { });
         GcScanner scanner = new GcScanner(new BatchScanner(input, 5), new RowGc(GC, Long.MIN_VALUE, true),
                 resolver(new FakeCommitTable()), RowGc.OutsideInput.NONE, 10, "test", streaming);
+        long unchanged = GcCounters.rowsUnchanged();
         assertEquals(60, drain(scanner).size());
+        assertEquals(unchanged + 1, GcCounters.rowsUnchanged(), "counted as written unchanged");
     }
 
     /**

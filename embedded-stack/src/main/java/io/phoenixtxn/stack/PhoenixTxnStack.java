@@ -28,6 +28,8 @@ public final class PhoenixTxnStack {
     private static final long SHUTDOWN_LIMIT_S = 60;
     /** Set by bin/phoenix-txn-stack: the file every log line goes to (conf/phoenix-txn-log4j.properties). */
     static final String LOG_FILE_PROPERTY = "phoenix.txn.log.file";
+    /** JLine's switch: true lets it fall back to a plain terminal without warning when there is no real one. */
+    private static final String JLINE_DUMB = "org.jline.terminal.dumb";
     /** How often start-up says it is still going. */
     private static final long PROGRESS_EVERY_S = 10;
     /** Set when a signal (Ctrl-C, SIGTERM) ends --serve: the JVM is already exiting, System.exit would block. */
@@ -142,6 +144,10 @@ public final class PhoenixTxnStack {
                 // Transactions span statements until !commit / COMMIT, as the README shows.
                 "--autoCommit=false"));
         args.addAll(extra);
+        if (System.console() == null && System.getProperty(JLINE_DUMB) == null) {
+            // Input from a pipe or file, no terminal: JLine falls back to a plain one; say so without its warning.
+            System.setProperty(JLINE_DUMB, "true");
+        }
         SqlLine.Status status = SqlLine.start(args.toArray(new String[0]), null, false);
         return status == SqlLine.Status.OK ? 0 : 2;
     }

@@ -34,7 +34,11 @@ final class ServedTm implements AutoCloseable {
     }
 
     static ServedTm start(EmbeddedStack stack) throws Exception {
-        Configuration conf = stack.configuration();
+        return start(stack.configuration());
+    }
+
+    /** Serves a TM on the ZooKeeper that {@code conf} names (the stack's, or a test's own). */
+    static ServedTm start(Configuration conf) throws Exception {
         HaConfig ha = HaConfig.from(conf::get);
         if (!ha.isEnabled()) {
             throw new TmException("The stack's configuration names no ZooKeeper quorum to serve the TM on");

@@ -1,5 +1,6 @@
 package io.phoenixtxn.tm;
 
+import io.phoenixtxn.snapshot.TimestampLayout;
 import io.phoenixtxn.tm.metrics.MetricsSnapshot;
 import io.phoenixtxn.tm.metrics.TmMetrics;
 import io.phoenixtxn.tm.metrics.TmMetricsSource;
@@ -113,6 +114,32 @@ class TmMetricsTest {
             assertSame(AbortReason.EXPIRED, tm.commit(crashed, new long[] {1}, TABLE).abortReason());
             assertEquals(1, tm.metrics().aborts(AbortReason.EXPIRED));
             assertEquals(1L, read(tm.metrics(), tm).get("AbortsExpired"));
+        }
+    }
+
+    /**
+     * {@code LastTimestamp} is the oracle's last timestamp: it moves with each begin and commit, and follows the
+     * (stepped) wall clock in ms x 10^6, as operators read it.
+     */
+    @Test
+    void lastTimestampFollowsIssuedTimestampsAndTheWallClock() throws Exception {
+        AtomicLong wallMillis = new AtomicLong(1_717_200_000_000L);
+        TmMetrics metrics = new TmMetrics();
+        try (TransactionManagerCore tm = TransactionManagerCore.start(TransactionManagerCoreTest.small(Map.of()),
+                wallMillis::get, new InMemoryTimestampStorage(), FenceStore.inMemory(), Lease.ALWAYS_HELD, metrics)) {
+            long first = tm.begin();
+            assertEquals(first, read(metrics, tm).get("LastTimestamp"));
+            assertEquals(wallMillis.get(), TimestampLayout.millisOf(first));
+
+            wallMillis.addAndGet(3_000);
+            long second = tm.begin();
+            assertEquals(second, read(metrics, tm).get("LastTimestamp"));
+            assertEquals(wallMillis.get(), TimestampLayout.millisOf(read(metrics, tm).get("LastTimestamp")
+                    .longValue()), "grows with the wall clock");
+
+            long commitTs = tm.commit(second, new long[] {1}, TABLE).commitTimestamp();
+            assertTrue(commitTs > second);
+            assertEquals(commitTs, read(metrics, tm).get("LastTimestamp"), "a commit timestamp is issued too");
         }
     }
 

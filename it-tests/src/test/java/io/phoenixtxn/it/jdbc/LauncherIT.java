@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,6 +58,66 @@ class LauncherIT {
         assertEquals(0, r.exit, r.output);
         assertTrue(r.output.contains("committed-through-sqlline"), r.output);
         assertTrue(!r.output.contains("| 2 "), r.output);
+    }
+
+    /**
+     * README's first command as bin/phoenix-txn-stack runs it: the launcher's own logging configuration
+     * (conf/phoenix-txn-log4j.properties) and log file, sqlline on the stack, statements typed in (here from a file on its standard input),
+     * one of them mistyped. The console shows the log file's path, start-up progress, the query's result and the
+     * mistyped statement's error on one line; no WARN line of HBase, Hadoop, ZooKeeper or Phoenix (nor any other
+     * log4j WARN or ERROR line) and no stack trace. Those lines are in the log file.
+     */
+    @Test
+    void theReadmesFirstCommandShowsACleanConsole(@TempDir Path dir) throws Exception {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        Path logFile = dir.resolve("logs").resolve("phoenix-txn-stack.log");
+        Files.createDirectories(logFile.getParent());
+        Path typed = dir.resolve("typed.sql");
+        Files.writeString(typed, String.join("\n",
+                "CREATE TABLE T (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true;",
+                "UPSRT INTO T VALUES (1, 'mistyped');",
+                "UPSERT INTO T VALUES (1, 'hello');",
+                "!commit",
+                "!set outputformat csv",
+                "SELECT * FROM T;",
+                "!quit",
+                ""));
+        List<String> command = command(dir, List.of("-Dphoenix.txn.log.file=" + logFile,
+                "-Dlog4j.configuration=" + root.resolve("conf").resolve("phoenix-txn-log4j.properties").toUri()));
+        Path console = dir.resolve("console.txt");
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectInput(typed.toFile()).redirectOutput(console.toFile()).start();
+        boolean done = p.waitFor(5, TimeUnit.MINUTES);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        String output = Files.readString(console, StandardCharsets.UTF_8);
+        assertTrue(done, "the launcher ends when its input does:\n" + output);
+        List<String> lines = output.lines().toList();
+
+        assertTrue(lines.contains("Logging to " + logFile), output);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("Starting HBase minicluster")), output);
+        assertTrue(lines.stream().anyMatch(l -> l.trim().startsWith("Phoenix ready")), output);
+        assertTrue(lines.stream().anyMatch(l -> l.endsWith("'1','hello'")),
+                "the committed row is shown:\n" + output);
+
+        // Any log4j WARN line, and ERROR lines as log4j prints them (time first; sqlline's own start "Error:").
+        List<String> logged = lines.stream().filter(l -> l.matches(".*\\bWARN\\b.*")
+                || l.matches("^\\d\\d:\\d\\d:\\d\\d\\S*\\s+ERROR\\b.*")).toList();
+        assertFalse(output.contains("WARNING:"), "no java.util.logging warning (JLine's, without a terminal):\n"
+                + output);
+        assertEquals(List.of(), logged, "log4j WARN/ERROR lines on the console (the stack stopping included):\n"
+                + output);
+        List<String> errors = lines.stream().filter(l -> l.contains("ERROR 601")).toList();
+        assertEquals(1, errors.size(), "the mistyped statement's error, once:\n" + output);
+        assertTrue(errors.get(0).contains("UPSRT"), errors.get(0));
+        assertEquals(List.of(), lines.stream().filter(l -> l.matches("^\\s+at .*|^Caused by: .*")).toList(),
+                "no stack trace on the console:\n" + output);
+
+        assertTrue(Files.isRegularFile(logFile), logFile.toString());
+        String log = Files.readString(logFile, StandardCharsets.UTF_8);
+        assertTrue(log.lines().anyMatch(l -> l.contains(" WARN ") && l.contains("org.apache.hadoop")),
+                "HBase's and Hadoop's warnings went to the log file");
     }
 
     /**
@@ -126,10 +187,16 @@ class LauncherIT {
     }
 
     private static List<String> command(Path dir, String... args) throws IOException {
+        return command(dir, List.of(), args);
+    }
+
+    /** The launcher's command line, with {@code jvmOptions} (system properties) before its main class. */
+    private static List<String> command(Path dir, List<String> jvmOptions, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jdkFlags());
         command.add("-Xmx2g");
+        command.addAll(jvmOptions);
         command.add("-Dtest.build.data.basedirectory=" + dir.resolve("data"));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
