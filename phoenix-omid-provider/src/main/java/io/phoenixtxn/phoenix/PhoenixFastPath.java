@@ -25,6 +25,14 @@ import java.util.List;
  * the metadata is read again after the switch is on. If it still has no index, any CREATE INDEX wrote its catalog
  * row after that read, so it turns the switch off after this enable, before its fence: sound. If an index appeared
  * meanwhile, the switch is turned off again and the error says the index may lack rows written in that window.
+ *
+ * <p>Each metadata read runs on a connection of its own (same connection service, URL and properties), not the
+ * caller's, and is rolled back when read (finding F-C): Phoenix resolves a transactional table's metadata at the start
+ * of the transaction running on the connection, so on the caller's connection an open transaction that began before
+ * another client's CREATE INDEX would hide that index from both reads (and the re-read would repeat the first one's
+ * timestamp), and on an auto-commit connection the read would leave a lazily begun transaction running that nothing
+ * ends. A fresh connection, not in auto-commit mode, begins its transaction at the TM as it reads: each read is at a
+ * timestamp drawn after it was asked for, and the caller's connection and its transaction are left untouched.
  */
 public final class PhoenixFastPath {
     private PhoenixFastPath() {
@@ -32,15 +40,17 @@ public final class PhoenixFastPath {
 
     /**
      * Enables the fast path of {@code tableName} (as Phoenix names it, e.g. "S.T") through {@code jdbc}'s connection
-     * service. Refused unless it is a transactional data table of this provider without any index.
+     * service. Refused unless it is a transactional data table of this provider without any index, as its metadata
+     * is now: it is read on a connection of its own, whatever transaction runs on {@code jdbc}, which is neither used
+     * nor changed.
      */
     public static void enable(Connection jdbc, String tableName) throws SQLException {
         PhoenixConnection phoenix = jdbc.unwrap(PhoenixConnection.class);
-        PTable before = checkedTable(phoenix, tableName);
+        PTable before = checkedTable(readNow(phoenix, tableName), tableName);
         TableName physical = FastPathRoute.physicalName(before);
         try (Admin admin = phoenix.getQueryServices().getAdmin()) {
             FastPathSwitch.enable(admin, physical);
-            List<String> appeared = indexNames(PhoenixRuntime.getTableNoCache(phoenix, tableName));
+            List<String> appeared = indexNames(readNow(phoenix, tableName));
             if (!appeared.isEmpty()) {
                 FastPathSwitch.disable(admin, physical);
                 throw SqlErrors.failed("The fast path of " + tableName + " was not enabled: index " + appeared
@@ -52,8 +62,23 @@ public final class PhoenixFastPath {
         }
     }
 
-    private static PTable checkedTable(PhoenixConnection phoenix, String tableName) throws SQLException {
-        PTable table = PhoenixRuntime.getTableNoCache(phoenix, tableName);
+    /**
+     * The table's metadata as the catalog has it now: read from the server on a new connection of {@code caller}'s
+     * service, URL and properties, not in auto-commit mode (its transaction begins at the TM as it reads), which is
+     * rolled back and closed.
+     */
+    private static PTable readNow(PhoenixConnection caller, String tableName) throws SQLException {
+        try (PhoenixConnection fresh = caller.getQueryServices().connect(caller.getURL(), caller.getClientInfo())) {
+            fresh.setAutoCommit(false);
+            try {
+                return PhoenixRuntime.getTableNoCache(fresh, tableName);
+            } finally {
+                fresh.rollback();
+            }
+        }
+    }
+
+    private static PTable checkedTable(PTable table, String tableName) throws SQLException {
         if (table.getType() != PTableType.TABLE || !table.isTransactional()
                 || table.getTransactionProvider() != TransactionFactory.Provider.OMID) {
             throw SqlErrors.failed("The fast path of " + tableName + " cannot be enabled: it is not a transactional"

@@ -58,6 +58,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * by {@link #commit} as a bwc; a fast-path abort a regular transaction gets past is retried as one, which first
  * re-reads the table's fast-path switch after its start (a CREATE INDEX whose fence lies below the start turned it
  * off before that fence).
+ *
+ * <p>Only under auto-commit: a transaction begun lazily may still run after the application turned auto-commit off
+ * (a metadata lookup starts one, and neither a failed statement nor setAutoCommit ends it). Then nothing is kept
+ * back and no provisional id or stamp is handed out for buffered rows: its writes are regular, checked against the
+ * metadata as {@link #transactionForWrite} does. A kept-back row that is written regularly after all
+ * ({@link #materialize}) is first checked against the switch; if it cannot be written the transaction is aborted
+ * and its commit fails.
  */
 final class PhoenixTxnContext implements PhoenixTransactionContext {
     private static final Logger LOG = LoggerFactory.getLogger(PhoenixTxnContext.class);
@@ -84,6 +91,12 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     private volatile VisibilityLevel pendingLevel;
     /** The one row a deferred transaction wrote, kept back for a bwc at commit. */
     private volatile FastPathRoute.StashedWrite stashed;
+    /**
+     * Why this transaction can never commit: its kept-back row, whose statement Phoenix reported as done, could not
+     * be written when the transaction began at the TM ({@link #materialize}). Set with the transaction aborted;
+     * {@link #commit} throws it. Cleared by every begin, abort (rollback) and reset.
+     */
+    private volatile SQLException lostKeptRow;
 
     /**
      * The connection whose metadata cache this context's reads resolved (sub-task children have no connection of
@@ -184,6 +197,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         sentTables.clear();
         clearDeferred();
+        lostKeptRow = null;
         provisionalId = 0; // a context Phoenix reuses must never show the id of a transaction that ended (F2)
         long inherited = ReplayGuard.takeInheritedConflictStart(connection);
         boolean afterRefusal = RefusedRoutes.takeMustBeginEagerly(connection);
@@ -228,6 +242,16 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /**
      * Ends the deferral: begins at the TM, applies the level Phoenix set meanwhile, and writes a kept-back row (if
      * any) as the new transaction's tentative write. Returns the running transaction.
+     *
+     * <p>A kept-back row was built from metadata read before this start, in which its table had no index; an index
+     * whose fence lies below the start would not be maintained by it, and the TM's fence check at commit would not
+     * catch it (the start is above the fence). CREATE INDEX turns the table's fast-path switch off before it draws
+     * its fence, so the switch is read again now, after the start ({@link FastPathSwitchCache#readNow}): off (or
+     * unreadable) refuses the row with a retryable 523, as the regular retry of an aborted bwc and
+     * {@link #transactionForWrite} do; on means any index's fence lies above the start and aborts this transaction
+     * at commit. Whenever the row cannot be written (refused or failed), the transaction is aborted and marked
+     * ({@link #lostKeptRow}): the row's statement was reported as done, so no later commit of this transaction may
+     * succeed without it.
      */
     private synchronized Transaction materialize() throws SQLException {
         if (!deferred) {
@@ -242,9 +266,43 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         tx = begun;
         clearDeferred();
         if (kept != null) {
-            writeRegular(begun, kept);
+            try {
+                refuseIfSwitchedOff(begun, kept.table());
+                writeRegular(begun, kept);
+            } catch (SQLException | RuntimeException e) {
+                abortQuietly(begun);
+                SQLException lost = e instanceof SQLException ? (SQLException) e
+                        : SqlErrors.failed("Writing row of " + kept.table() + " in transaction " + begun.txId()
+                        + " failed: " + e.getMessage(), e);
+                lostKeptRow = lost;
+                throw lost;
+            }
         }
         return begun;
+    }
+
+    /**
+     * Refuses (SQL 523, retryable) a kept-back row of {@code table} about to be written regularly in {@code begun}
+     * if the table's fast-path switch is not on as read after the start: an index being created may have its fence
+     * below the start. Phoenix's commit retry then re-reads the metadata at a TM timestamp ({@link RefusedRoutes})
+     * and re-sends the row with the index's maintenance.
+     */
+    private void refuseIfSwitchedOff(Transaction begun, TableName table) throws SQLException {
+        PhoenixTxnClient client = phoenixClient();
+        FastPathSwitchCache.State stillFastPath = client.switches().readNow(table);
+        if (stillFastPath == FastPathSwitchCache.State.ON) {
+            return;
+        }
+        // Unknown (master unreachable) is taken as off.
+        client.switches().refused(table);
+        RefusedRoutes.refused(connection);
+        String why = stillFastPath == FastPathSwitchCache.State.OFF
+                ? "the fast path of " + table + " was turned off (an index is being created)"
+                : "the fast-path switch of " + table + " could not be read from the master (an index may be being"
+                + " created), nothing was written";
+        throw new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
+                .setMessage("Transaction " + begun.txId() + " aborted: " + why + "; retry the statement").build()
+                .buildException();
     }
 
     /** {@link #materialize} for callers that throw IOException (table wrappers). */
@@ -307,13 +365,16 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     /**
      * Called by a table writer as Phoenix sends rows: keeps {@code write} back for a bwc at commit if this deferred
-     * transaction has nothing else and the table may take the fast path. False: write it as a regular transaction
-     * ({@link #transactionForWrite}).
+     * transaction has nothing else, the table may take the fast path, and the connection is in auto-commit mode now
+     * (then the send is its commit's, and the commit follows at once). A transaction begun lazily under auto-commit
+     * may still run after auto-commit was turned off (a metadata lookup starts one, and nothing ends it); its rows
+     * are sent by later statements and must not be kept back: they are written as a regular transaction
+     * ({@link #transactionForWrite}, false).
      */
     synchronized boolean stashIfFastPath(PTable dataTable, TableName physical, org.apache.hadoop.hbase.client.Mutation
             write, WriteMode mode) throws IOException {
         if (!deferred || stashed != null || write == null || dataTable == null
-                || !physical.equals(FastPathRoute.physicalName(dataTable))) {
+                || !physical.equals(FastPathRoute.physicalName(dataTable)) || !isAutoCommit(connection)) {
             return false;
         }
         try {
@@ -369,6 +430,14 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void commit() throws SQLException {
+        SQLException lost = lostKeptRow;
+        if (lost != null) {
+            Transaction current = tx;
+            throw new SQLExceptionInfo.Builder(SQLExceptionCode.fromErrorCode(lost.getErrorCode()))
+                    .setMessage("Transaction " + (current == null ? "" : current.txId() + " ") + "cannot commit: the"
+                            + " row an earlier statement wrote was lost when the transaction began (" + lost.getMessage()
+                            + "); it was rolled back").setRootCause(lost).build().buildException();
+        }
         if (deferred) {
             commitDeferred();
             return;
@@ -431,24 +500,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             closeQuietly(table); // after the outcome is known: a failure to close changes nothing of it
         }
         RoutingHooks.current().beforeRegularRetry(write.table());
-        Transaction begun = materialize(); // the row, written tentatively at a fresh start
-        FastPathSwitchCache.State stillFastPath = client.switches().readNow(write.table());
-        if (stillFastPath != FastPathSwitchCache.State.ON) {
-            // The switch was turned off before this start: an index fence may lie below it, and the row was built
-            // without that index's maintenance. Unknown (master unreachable) is taken as off. Phoenix's retry
-            // refreshes the metadata at a TM timestamp (RefusedRoutes) and re-sends.
-            abortQuietly(begun);
-            client.switches().refused(write.table());
-            RefusedRoutes.refused(connection);
-            String why = stillFastPath == FastPathSwitchCache.State.OFF
-                    ? "the fast path of " + write.table() + " was turned off (an index is being created)"
-                    : "the fast-path switch of " + write.table() + " could not be read from the master (an index"
-                    + " may be being created), nothing was written";
-            throw new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
-                    .setMessage("Transaction " + begun.txId() + " aborted: " + why + "; retry the statement").build()
-                    .buildException();
-        }
-        commitAtTm(begun);
+        // The row, written tentatively at a fresh start, unless the switch was turned off before that start (an
+        // index fence may lie below it, and the row was built without that index's maintenance): then 523, and
+        // Phoenix's retry refreshes the metadata at a TM timestamp (RefusedRoutes) and re-sends.
+        commitAtTm(materialize());
     }
 
     private static void closeQuietly(FastPathTable table) {
@@ -497,6 +552,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void abort() throws SQLException {
+        lostKeptRow = null; // rolled back: the transaction that lost its row is over
         if (deferred) {
             clearDeferred(); // nothing was written: a kept-back row was never sent
             FastPathRoutingStats.endWithoutTm();
@@ -627,6 +683,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     public void reset() {
         tx = null;
         clearDeferred();
+        lostKeptRow = null;
         provisionalId = 0;
         sentTables.clear();
     }
@@ -654,10 +711,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         return buffered.isEmpty(connection.getMutationState()) || holdsOnlyAFastPathCandidate();
     }
 
-    /** The connection's buffered rows are exactly one row of a table the fast path may take. */
+    /**
+     * The connection is in auto-commit mode and its buffered rows are exactly one row of a table the fast path may
+     * take (only then is a row kept back: {@link #stashIfFastPath}).
+     */
     private boolean holdsOnlyAFastPathCandidate() {
         MutationState state = connection.getMutationState();
-        if (state.getNumRows() != 1) {
+        if (state.getNumRows() != 1 || !isAutoCommit(connection)) {
             return false;
         }
         try {

@@ -4,12 +4,15 @@ import io.phoenixtxn.client.fastpath.FastPathAbortedException.Reason;
 import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.it.SharedStack;
+import io.phoenixtxn.it.index.IndexChecks;
 import io.phoenixtxn.phoenix.FastPathRoutingStats;
 import io.phoenixtxn.phoenix.PhoenixFastPath;
 import io.phoenixtxn.phoenix.ProvisionalClock;
 import io.phoenixtxn.phoenix.RoutingHooks;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
+import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.util.PhoenixRuntime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -390,6 +393,70 @@ class PhoenixFastPathRoutingIT {
         try (Admin admin = FastPathFixture.hbase().getAdmin()) {
             assertFalse(FastPathSwitch.isEnabled(admin.getDescriptor(TableName.valueOf(table))), "still off");
         }
+    }
+
+    /**
+     * F-C: the fast path is enabled after checks that read the table's metadata now, on a connection of their own:
+     * the caller's open transaction began before another client's CREATE INDEX, and reading at its start would not
+     * see the index. Nor do the checks leave a transaction running on the caller's auto-commit connection.
+     */
+    @Test
+    void enablingTheFastPathSeesAnIndexCreatedAfterTheCallersTransactionBegan() throws Exception {
+        String table = table("FPR_ENABLE_OPEN", false, "");
+        String index = table + "_IDX";
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            assertEquals(Map.of(), rows(s, "SELECT K, V FROM " + table), "a transaction is open on c");
+            try (Connection other = SharedStack.connectAsAnotherClient(); Statement o = other.createStatement()) {
+                o.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+            }
+            SQLException refused = assertThrows(SQLException.class, () -> PhoenixFastPath.enable(c, table));
+            assertTrue(refused.getMessage().contains(index), refused.getMessage());
+            c.rollback();
+        }
+        try (Admin admin = FastPathFixture.hbase().getAdmin()) {
+            assertFalse(FastPathSwitch.isEnabled(admin.getDescriptor(TableName.valueOf(table))), "still off");
+        }
+
+        String plain = table("FPR_ENABLE_AUTO", false, "");
+        try (Connection c = autoCommit(); Statement s = c.createStatement()) {
+            assertEquals(Map.of(), rows(s, "SELECT K, V FROM " + plain)); // c caches the table's metadata
+            PhoenixFastPath.enable(c, plain);
+            assertFalse(c.unwrap(PhoenixConnection.class).getMutationState().isTransactionStarted(),
+                    "the checks left no transaction running on the caller's connection");
+        }
+    }
+
+    /**
+     * F-B: a transaction begun lazily on an auto-commit connection (a metadata lookup starts one, and nothing ends
+     * it) is still running after auto-commit was turned off. Its row must not be kept back for the fast path: if it
+     * were, a later read would write it regularly at a start above the fence of an index created meanwhile, with
+     * neither the index's maintenance nor a check, and the commit would leave the index without it.
+     */
+    @Test
+    void aLazilyBegunTransactionGoingOnAfterAutoCommitIsTurnedOffMaintainsAnIndexCreatedMeanwhile()
+            throws Exception {
+        String table = table("FPR_AC_OFF", true, "");
+        String other = table("FPR_AC_OFF_U", false, "");
+        String index = table + "_IDX";
+        try (Connection c = autoCommit(); Statement s = c.createStatement()) {
+            PhoenixRuntime.getTableNoCache(c, table); // starts the transaction (deferred); nothing ends it
+            assertTrue(c.unwrap(PhoenixConnection.class).getMutationState().isTransactionStarted());
+            c.setAutoCommit(false); // commits nothing: the deferred transaction goes on
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one')"));
+            try (ResultSet none = s.executeQuery("SELECT * FROM " + table + " WHERE 1=0")) {
+                assertFalse(none.next()); // sends the buffered row without scanning
+            }
+            try (Connection o = SharedStack.connectAsAnotherClient(); Statement os = o.createStatement()) {
+                os.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+            }
+            try (ResultSet count = s.executeQuery("SELECT COUNT(*) FROM " + other)) {
+                assertTrue(count.next()); // a scan: the transaction needs a snapshot from the TM
+                assertEquals(0, count.getLong(1));
+            }
+            c.commit();
+        }
+        assertEquals(Map.of(1L, "one"), IndexChecks.assertIndexEqualsTable(table, index, "K, V"));
     }
 
     @Test
