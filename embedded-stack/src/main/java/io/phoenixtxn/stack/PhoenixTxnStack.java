@@ -3,6 +3,7 @@ package io.phoenixtxn.stack;
 import io.phoenixtxn.tm.TxnSettings;
 import sqlline.SqlLine;
 
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -127,12 +128,35 @@ public final class PhoenixTxnStack {
                     new Demo(stack, System.out).run();
                     return 0;
                 case "sql":
-                    return sqlline(stack, List.of("-f", sqlFile));
+                    return sqlScript(stack, sqlFile);
                 case "serve":
                     return serve(stack);
                 default:
                     return sqlline(stack, List.of());
             }
+        }
+    }
+
+    /**
+     * {@code --sql FILE}: sqlline runs it (stopping at the first failure, exit status 2). sqlline prints the stack
+     * trace of every error in a script it runs at start-up, whatever its verbose option says; errors are one line
+     * here too, as at the prompt ({@link StackTraceFilter}), unless the script asks for traces
+     * ({@code !set verbose true}).
+     */
+    private static int sqlScript(EmbeddedStack stack, String sqlFile) throws Exception {
+        boolean wantsTraces = Files.readString(Path.of(sqlFile)).toLowerCase(java.util.Locale.ROOT)
+                .matches("(?s).*!set\\s+verbose\\s+true.*");
+        if (wantsTraces) {
+            return sqlline(stack, List.of("-f", sqlFile));
+        }
+        PrintStream console = System.err;
+        StackTraceFilter filter = new StackTraceFilter(console);
+        System.setErr(new PrintStream(filter, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            return sqlline(stack, List.of("-f", sqlFile));
+        } finally {
+            System.setErr(console);
+            filter.close();
         }
     }
 

@@ -53,11 +53,15 @@ class LauncherIT {
                 "UPSERT INTO T VALUES (2, 'rolled-back');",
                 "!rollback",
                 "SELECT K, V FROM T;",
+                "SELEC K FROM T;",
                 ""));
         Result r = launch(dir, "--sql", script.toString());
-        assertEquals(0, r.exit, r.output);
+        assertEquals(2, r.exit, "the mistyped last statement fails the script: " + r.output);
         assertTrue(r.output.contains("committed-through-sqlline"), r.output);
         assertTrue(!r.output.contains("| 2 "), r.output);
+        assertTrue(r.output.contains("ERROR 601"), "the error, in one line: " + r.output);
+        assertTrue(r.output.lines().noneMatch(l -> l.startsWith("\tat ") || l.contains("PhoenixParserException")),
+                "no stack trace (sqlline prints one for every error of a start-up script): " + r.output);
     }
 
     /**
