@@ -103,18 +103,13 @@ class DropIndexIT {
      * the index gone but removes it from the data table's list only if the index's entry is cached: without a repair
      * every query through that service failed with 1012 naming the index (seen in IndexBuildHistoryIT: 17 and 74
      * failed reads in a row). A rollback of the failed read lets the provider repair the cache: one failure, then the
-     * same service reads. This service has the periodic repair off, so only the rollback repairs.
+     * same service reads.
      */
     @Test
     void aServiceThatEvictedTheIndexEntryFailsOnceThenReadsAfterTheRollback() throws Exception {
-        java.util.Properties noPeriodicRepair = new java.util.Properties();
-        noPeriodicRepair.setProperty(io.phoenixtxn.tm.TxnSettings.METADATA_REPAIR_MS.key(), "0");
-        try (Connection a = SharedStack.connectThroughOwnService("localhost,localhost", noPeriodicRepair);
+        // This service has the periodic repair off (0), so only the rollback repairs.
+        try (Connection a = serviceThatEvictedTheIndexEntry("localhost,localhost", "0");
              Statement s = a.createStatement()) {
-            a.setAutoCommit(false);
-            assertEquals(List.of(1L), keysWhereV(s, "one"), "through the index");
-            a.commit();
-            MetadataCacheFaults.evict(a, index);
             assertEquals(List.of(index), MetadataCacheFaults.cachedIndexesOf(a, table),
                     "the data table's entry still lists the evicted index");
             dropIndexFromThisClient();
@@ -137,14 +132,8 @@ class DropIndexIT {
      */
     @Test
     void thePeriodicRepairForgetsADataTableWhoseIndexEntryWasEvicted() throws Exception {
-        java.util.Properties fastRepair = new java.util.Properties();
-        fastRepair.setProperty(io.phoenixtxn.tm.TxnSettings.METADATA_REPAIR_MS.key(), "50");
-        try (Connection a = SharedStack.connectThroughOwnService("127.0.0.1,127.0.0.1", fastRepair);
+        try (Connection a = serviceThatEvictedTheIndexEntry("127.0.0.1,127.0.0.1", "50");
              Statement s = a.createStatement()) {
-            a.setAutoCommit(false);
-            assertEquals(List.of(1L), keysWhereV(s, "one"), "through the index");
-            a.commit();
-            MetadataCacheFaults.evict(a, index);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (MetadataCacheFaults.isCached(a, table)) {
                 assertTrue(System.nanoTime() < deadline, "the repair never removed " + table);
@@ -153,6 +142,26 @@ class DropIndexIT {
             dropIndexFromThisClient();
             assertEquals(List.of(1L), keysWhereV(s, "one"), "no failure: the table is resolved afresh");
             a.commit();
+        }
+    }
+
+    /**
+     * A connection of a service of its own ({@code hosts}, metadata repair every {@code repairMs}) that read through
+     * the index, whose cache then evicted the index's own entry (not the data table's); not in auto-commit mode.
+     */
+    private Connection serviceThatEvictedTheIndexEntry(String hosts, String repairMs) throws Exception {
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty(io.phoenixtxn.tm.TxnSettings.METADATA_REPAIR_MS.key(), repairMs);
+        Connection a = SharedStack.connectThroughOwnService(hosts, props);
+        try (Statement s = a.createStatement()) {
+            a.setAutoCommit(false);
+            assertEquals(List.of(1L), keysWhereV(s, "one"), "through the index");
+            a.commit();
+            MetadataCacheFaults.evict(a, index);
+            return a;
+        } catch (Exception | AssertionError e) {
+            a.close();
+            throw e;
         }
     }
 
