@@ -27,7 +27,8 @@ import java.util.Set;
  * server as it is now, with the indexes that exist, each cached again. It only removes entries (no churn against the
  * cache's bound) and only transactional tables' (the ones this provider answers for). It runs periodically per
  * connection service ({@code phoenix.txn.metadata.repair.ms}) and at once when a transaction that wrote nothing is
- * rolled back, which is what an application does after a failed read.
+ * rolled back, which is what an application does after a failed read (paced:
+ * {@link PhoenixTxnClient#repairMetadataAfterReadOnlyRollback}).
  */
 final class MetadataCacheRepair {
     private static final Logger LOG = LoggerFactory.getLogger(MetadataCacheRepair.class);

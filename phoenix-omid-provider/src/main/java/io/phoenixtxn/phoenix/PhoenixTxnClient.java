@@ -34,6 +34,11 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
     private final java.util.concurrent.atomic.AtomicReference<ConnectionQueryServices> watched =
             new java.util.concurrent.atomic.AtomicReference<>();
 
+    /** Rollback repairs of one connection service are at least this far apart (100 ms). */
+    static final long ROLLBACK_REPAIR_SPACING_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+    private final java.util.concurrent.atomic.AtomicLong lastRollbackRepairNanos =
+            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - ROLLBACK_REPAIR_SPACING_NANOS);
+
     /** Client key: route eligible auto-commit statements onto the fast path (and begin transactions lazily). */
     static final String ROUTING_KEY = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key();
 
@@ -86,6 +91,20 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
             client.scheduleHousekeeping("repairing the Phoenix metadata cache",
                     () -> MetadataCacheRepair.repair(services), metadataRepairMs);
         }
+    }
+
+    /**
+     * The repair at the rollback of a transaction that wrote nothing (what an application does after a failed read),
+     * at most once per {@link #ROLLBACK_REPAIR_SPACING_NANOS} per connection service: the repair walks the whole
+     * metadata cache, and read-only rollbacks can come at any rate. One skipped here is the periodic repair's.
+     */
+    void repairMetadataAfterReadOnlyRollback(ConnectionQueryServices services) {
+        long now = System.nanoTime();
+        long last = lastRollbackRepairNanos.get();
+        if (now - last < ROLLBACK_REPAIR_SPACING_NANOS || !lastRollbackRepairNanos.compareAndSet(last, now)) {
+            return;
+        }
+        MetadataCacheRepair.repair(services);
     }
 
     TxnClient txnClient() {

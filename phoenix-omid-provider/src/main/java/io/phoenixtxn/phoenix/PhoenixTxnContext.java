@@ -92,11 +92,12 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /** The one row a deferred transaction wrote, kept back for a bwc at commit. */
     private volatile FastPathRoute.StashedWrite stashed;
     /**
-     * Why this transaction can never commit: its kept-back row, whose statement Phoenix reported as done, could not
-     * be written when the transaction began at the TM ({@link #materialize}). Set with the transaction aborted;
+     * Why this transaction can never commit: rows whose statements Phoenix reported as done could not be written when
+     * the transaction began at the TM (a kept-back row, {@link #materialize}; rows built before an index was
+     * created, {@link #transactionForWrite}). Set with the transaction aborted;
      * {@link #commit} throws it. Cleared by every begin, abort (rollback) and reset.
      */
-    private volatile SQLException lostKeptRow;
+    private volatile SQLException lostWrites;
 
     /**
      * The connection whose metadata cache this context's reads resolved (sub-task children have no connection of
@@ -197,7 +198,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         sentTables.clear();
         clearDeferred();
-        lostKeptRow = null;
+        lostWrites = null;
         provisionalId = 0; // a context Phoenix reuses must never show the id of a transaction that ended (F2)
         long inherited = ReplayGuard.takeInheritedConflictStart(connection);
         boolean afterRefusal = RefusedRoutes.takeMustBeginEagerly(connection);
@@ -211,14 +212,15 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             tx = null;
             return;
         }
-        tx = beginAtTm(client.txnClient(), inherited);
+        tx = beginAtTm(client, inherited);
     }
 
-    private Transaction beginAtTm(TxnClient client, long inherited) throws SQLException {
+    private Transaction beginAtTm(PhoenixTxnClient provider, long inherited) throws SQLException {
         try {
+            TxnClient client = provider.txnClient();
             Transaction begun = inherited >= 0 ? client.beginReplayOf(inherited) : client.begin();
             FastPathRoutingStats.tmBegin();
-            sawTmTimestamp(begun.txId());
+            sawTmTimestamp(provider, begun.txId());
             // Phoenix closes connections without rolling back: a closed connection's transaction is ended, not
             // renewed, so it does not hold the GC horizon back.
             PhoenixConnection owner = connection;
@@ -230,13 +232,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
     }
 
-    /** Feeds this client's estimate of the TM's clock, from which provisional ids are drawn. */
-    private void sawTmTimestamp(long tmTimestamp) {
-        try {
-            phoenixClient().tmClock().observed(tmTimestamp, ProvisionalClock.current().nowMs());
-        } catch (SQLException e) {
-            LOG.debug("No provider client to tell the TM timestamp {}", tmTimestamp, e);
-        }
+    /** Feeds {@code provider}'s estimate of the TM's clock, from which provisional ids are drawn. */
+    private static void sawTmTimestamp(PhoenixTxnClient provider, long tmTimestamp) {
+        provider.tmClock().observed(tmTimestamp, ProvisionalClock.current().nowMs());
     }
 
     /**
@@ -250,14 +248,14 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * unreadable) refuses the row with a retryable 523, as the regular retry of an aborted bwc and
      * {@link #transactionForWrite} do; on means any index's fence lies above the start and aborts this transaction
      * at commit. Whenever the row cannot be written (refused or failed), the transaction is aborted and marked
-     * ({@link #lostKeptRow}): the row's statement was reported as done, so no later commit of this transaction may
+     * ({@link #lostWrites}): the row's statement was reported as done, so no later commit of this transaction may
      * succeed without it.
      */
     private synchronized Transaction materialize() throws SQLException {
         if (!deferred) {
             return tx;
         }
-        Transaction begun = beginAtTm(client(), -1);
+        Transaction begun = beginAtTm(phoenixClient(), -1);
         VisibilityLevel level = pendingLevel;
         if (level != null) {
             begun.setVisibilityLevel(level);
@@ -274,7 +272,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
                 SQLException lost = e instanceof SQLException ? (SQLException) e
                         : SqlErrors.failed("Writing row of " + kept.table() + " in transaction " + begun.txId()
                         + " failed: " + e.getMessage(), e);
-                lostKeptRow = lost;
+                lostWrites = lost;
                 throw lost;
             }
         }
@@ -373,6 +371,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      */
     synchronized boolean stashIfFastPath(PTable dataTable, TableName physical, org.apache.hadoop.hbase.client.Mutation
             write, WriteMode mode) throws IOException {
+        RoutingHooks.current().beforeSendDecision(physical);
         if (!deferred || stashed != null || write == null || dataTable == null
                 || !physical.equals(FastPathRoute.physicalName(dataTable)) || !isAutoCommit(connection)) {
             return false;
@@ -395,15 +394,28 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * The transaction a regular write runs in. A deferred transaction begins here only when Phoenix's send found the
      * row it expected to route to the fast path no longer eligible (its metadata changed, or its rows were re-sent by
      * Phoenix's commit retry): the metadata the rows were built from was read before this start, so it is read again
-     * now, and a table that gained an index meanwhile fails the write with a retryable 523.
+     * now, and a table that gained an index meanwhile fails the write with a retryable 523. The statements that
+     * buffered those rows were reported as done, so the transaction is then rolled back and marked as
+     * {@link #lostWrites}: its commit fails with the 523 until a rollback, and the next transaction on the
+     * connection begins at the TM ({@link RefusedRoutes}).
      */
     Transaction transactionForWrite() throws IOException {
         if (!deferred) {
             return requireTransaction();
         }
         Transaction begun = beginNow();
-        for (PTable sent : sentTables.values()) {
-            checkIndexesUnchanged(sent);
+        try {
+            for (PTable sent : sentTables.values()) {
+                checkIndexesUnchanged(sent);
+            }
+        } catch (IOException e) {
+            abortQuietly(begun);
+            RefusedRoutes.refused(connection);
+            String why = e.getMessage().startsWith(FastPathAbortedException.SQL_PREFIX)
+                    ? e.getMessage().substring(FastPathAbortedException.SQL_PREFIX.length()) : e.getMessage();
+            lostWrites = new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
+                    .setMessage(why).setRootCause(e).build().buildException();
+            throw e;
         }
         return begun;
     }
@@ -430,12 +442,12 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void commit() throws SQLException {
-        SQLException lost = lostKeptRow;
+        SQLException lost = lostWrites;
         if (lost != null) {
             Transaction current = tx;
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.fromErrorCode(lost.getErrorCode()))
                     .setMessage("Transaction " + (current == null ? "" : current.txId() + " ") + "cannot commit: the"
-                            + " row an earlier statement wrote was lost when the transaction began (" + lost.getMessage()
+                            + " rows earlier statements wrote were lost when the transaction began (" + lost.getMessage()
                             + "); it was rolled back").setRootCause(lost).build().buildException();
         }
         if (deferred) {
@@ -533,10 +545,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (populating != null) {
             IndexBuildHooks.current().beforePopulationCommit(populating.getFenceTimestamp());
         }
+        PhoenixTxnClient provider = phoenixClient();
         try {
-            client().commit(current);
+            provider.txnClient().commit(current);
             committed = true;
-            sawTmTimestamp(current.commitTs());
+            sawTmTimestamp(provider, current.commitTs());
         } catch (TxnAbortedException e) {
             // Phoenix may replay this transaction's writes in the next one it begins here: see ReplayGuard.
             ReplayGuard.commitFailed(connection, current.conflictsSince());
@@ -552,7 +565,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     @Override
     public void abort() throws SQLException {
-        lostKeptRow = null; // rolled back: the transaction that lost its row is over
+        lostWrites = null; // rolled back: the transaction that lost its rows is over
         if (deferred) {
             clearDeferred(); // nothing was written: a kept-back row was never sent
             FastPathRoutingStats.endWithoutTm();
@@ -571,7 +584,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (current.writeSet().isEmpty()) {
             // What an application does after a failed read; a failed read may be Phoenix's 1012 for an index that
             // another client dropped while this service's cache had evicted the index's own entry (design 4.10).
-            MetadataCacheRepair.repair(connection.getQueryServices());
+            phoenixClient().repairMetadataAfterReadOnlyRollback(connection.getQueryServices());
         }
     }
 
@@ -604,7 +617,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public void commitDDLFence(PTable dataTable) throws SQLException {
         TableName physical = TableName.valueOf(dataTable.getPhysicalName().getBytes());
-        TxnClient client = client();
+        PhoenixTxnClient provider = phoenixClient();
+        TxnClient client = provider.txnClient();
         long fence;
         try (Admin admin = connection.getQueryServices().getAdmin()) {
             IndexTtlSync.sync(connection, admin, dataTable); // before the fence: the index is never active without the TTL
@@ -612,7 +626,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             // and refuses them, and each one served before drew its version below the fence drawn next.
             FastPathSwitch.disable(admin, physical);
             fence = client.fence(physical);
-            sawTmTimestamp(fence);
+            sawTmTimestamp(provider, fence);
         } catch (IOException | RuntimeException e) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)
                     .setSchemaName(dataTable.getSchemaName().getString())
@@ -683,7 +697,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     public void reset() {
         tx = null;
         clearDeferred();
-        lostKeptRow = null;
+        lostWrites = null;
         provisionalId = 0;
         sentTables.clear();
     }

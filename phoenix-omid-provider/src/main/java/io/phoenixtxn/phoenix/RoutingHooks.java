@@ -4,7 +4,7 @@ import org.apache.hadoop.hbase.TableName;
 
 /**
  * Test seam of the Phoenix fast-path routing ({@link PhoenixTxnContext}): called right before a kept-back row is sent
- * as a bwc, and between a bwc's abort and its regular retry, so a test can place a concurrent writer or DDL exactly
+ * as a bwc, between a bwc's abort and its regular retry, and when Phoenix's send hands a row over, so a test can place a concurrent writer or DDL exactly
  * there. Production code installs nothing.
  */
 public interface RoutingHooks {
@@ -17,6 +17,13 @@ public interface RoutingHooks {
 
     /** After a bwc to {@code table} aborted, before the row is retried as a regular transaction (before its begin). */
     default void beforeRegularRetry(TableName table) {
+    }
+
+    /**
+     * When Phoenix's send hands a row of {@code table} to the provider, before the provider decides between keeping it
+     * back for the fast path and a regular write (rows built from metadata read earlier, at a provisional id).
+     */
+    default void beforeSendDecision(TableName table) {
     }
 
     static RoutingHooks current() {

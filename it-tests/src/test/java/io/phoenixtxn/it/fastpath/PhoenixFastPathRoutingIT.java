@@ -459,6 +459,53 @@ class PhoenixFastPathRoutingIT {
         assertEquals(Map.of(1L, "one"), IndexChecks.assertIndexEqualsTable(table, index, "K, V"));
     }
 
+    /**
+     * An auto-commit UPSERT of a fast-path table: Phoenix builds the row from metadata read at the provisional id (no
+     * index). Another client's CREATE INDEX then lands before the provider decides the row's route at send (hook; this
+     * service reads the switch afresh each time, cache 0 ms): the switch is off, so the row is written regularly, and
+     * the transaction begins at the TM above the index's fence, where the TM's fence check would not catch a row
+     * without the index's maintenance. The re-read of the table's metadata after the start finds the index and the
+     * statement fails with a retryable 523 (as Phoenix reports a failed send: a CommitException caused by it),
+     * nothing written; the next transaction on the connection begins at the TM,
+     * and the retried statement maintains the index.
+     */
+    @Test
+    void aRowBuiltBeforeAnIndexWasCreatedAndSentAfterIsRefusedWithA523() throws Exception {
+        String table = table("FPR_SEND_IDX", true, "");
+        String index = table + "_IDX";
+        Properties props = new Properties();
+        props.setProperty(io.phoenixtxn.tm.TxnSettings.FASTPATH_SWITCH_CACHE_MS.key(), "0");
+        try (Connection c = SharedStack.connectThroughOwnService("localhost,localhost,localhost", props);
+             Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            AtomicReference<Exception> ddl = new AtomicReference<>();
+            RoutingHooks.install(new RoutingHooks() {
+                @Override
+                public void beforeSendDecision(TableName physical) {
+                    RoutingHooks.install(RoutingHooks.NONE); // once
+                    try (Connection o = SharedStack.connectAsAnotherClient(); Statement os = o.createStatement()) {
+                        os.execute("CREATE INDEX " + index + " ON " + table + " (V)");
+                    } catch (SQLException e) {
+                        ddl.set(e);
+                    }
+                }
+            });
+            Counts before = Counts.now();
+            SQLException refused = assertThrows(SQLException.class,
+                    () -> s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one')"));
+            assertNull(ddl.get());
+            // Phoenix reports a failed send as its CommitException (code 0) caused by the 523.
+            assertEquals(523, ((SQLException) refused.getCause()).getErrorCode(), refused.toString());
+            assertTrue(refused.getMessage().contains(index), refused.getMessage());
+            assertEquals(0, Counts.now().since(before).fastPathWrites(), "no bwc was sent");
+            assertEquals(Map.of(), rows(s, "SELECT K, V FROM " + table));
+            long begins = FastPathRoutingStats.tmBegins();
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + table + " VALUES (1, 'one')"));
+            assertTrue(FastPathRoutingStats.tmBegins() > begins, "the retry began at the TM");
+        }
+        assertEquals(Map.of(1L, "one"), IndexChecks.assertIndexEqualsTable(table, index, "K, V"));
+    }
+
     @Test
     void explicitTransactionsBeginAtOnceAndReadTheirOwnWrites() throws Exception {
         String fast = table("FPR_EXPLICIT", true, "");
