@@ -35,9 +35,8 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
             new java.util.concurrent.atomic.AtomicReference<>();
 
     /** Rollback repairs of one connection service are at least this far apart (100 ms). */
-    static final long ROLLBACK_REPAIR_SPACING_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
-    private final java.util.concurrent.atomic.AtomicLong lastRollbackRepairNanos =
-            new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - ROLLBACK_REPAIR_SPACING_NANOS);
+    private static final long ROLLBACK_REPAIR_SPACING_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+    private final RepairPacer rollbackRepairs = new RepairPacer(ROLLBACK_REPAIR_SPACING_NANOS, System.nanoTime());
 
     /** Client key: route eligible auto-commit statements onto the fast path (and begin transactions lazily). */
     static final String ROUTING_KEY = io.phoenixtxn.tm.TxnSettings.FASTPATH_ROUTING.key();
@@ -99,12 +98,9 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
      * metadata cache, and read-only rollbacks can come at any rate. One skipped here is the periodic repair's.
      */
     void repairMetadataAfterReadOnlyRollback(ConnectionQueryServices services) {
-        long now = System.nanoTime();
-        long last = lastRollbackRepairNanos.get();
-        if (now - last < ROLLBACK_REPAIR_SPACING_NANOS || !lastRollbackRepairNanos.compareAndSet(last, now)) {
-            return;
+        if (rollbackRepairs.due(System.nanoTime())) {
+            MetadataCacheRepair.repair(services);
         }
-        MetadataCacheRepair.repair(services);
     }
 
     TxnClient txnClient() {

@@ -545,8 +545,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (populating != null) {
             IndexBuildHooks.current().beforePopulationCommit(populating.getFenceTimestamp());
         }
-        PhoenixTxnClient provider = phoenixClient();
         try {
+            PhoenixTxnClient provider = phoenixClient();
             provider.txnClient().commit(current);
             committed = true;
             sawTmTimestamp(provider, current.commitTs());
