@@ -264,6 +264,9 @@ final class Nemesis {
         r.affected = hitCommitTable ? null : affected;
         r.note(role + " (" + victim + ") served " + lost.size() + " regions of the run's tables"
                 + (hitCommitTable ? ", the commit table's among them" : "") + ": " + describe(lost));
+        if (!LastServerGuard.othersUp(LastServerGuard.of(cluster), role, r)) {
+            return;
+        }
         r.injectedAt = clock.now();
         cluster.kill(role);
         Long recovered = awaitUntil(() -> allOpenElsewhere(lost, victim), REGION_RECOVERY_MAX);
