@@ -61,12 +61,16 @@ final class LeaseAcquirer {
             long sentAt = clock.nanos();
             OptionalInt version = node.compareAndSet(observed.version(), holderId);
             if (version.isPresent()) {
-                return new Acquired(version.getAsInt(), sentAt);
+                return new Acquired(version.getAsInt(), sentAt, observedAt);
             }
         }
     }
 
-    /** The lease's znode version after acquisition, and the local time the acquiring write was sent. */
-    record Acquired(int version, long sentAtNanos) {
+    /**
+     * The lease's znode version after acquisition, the local time the acquiring write was sent, and when this
+     * contender last saw the lease node change before it (the previous holder's last renewal as seen here, or its
+     * release): their difference is the takeover's wait, about one period after a holder died.
+     */
+    record Acquired(int version, long sentAtNanos, long lastChangeSeenAtNanos) {
     }
 }

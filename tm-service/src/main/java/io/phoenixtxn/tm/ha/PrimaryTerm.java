@@ -38,6 +38,8 @@ final class PrimaryTerm {
     private volatile TmServer server;
     private volatile PrimaryAdvertiser advertiser;
     private volatile TmEndpoint endpoint;
+    /** How long each step of {@link #begin} took, for the takeover log line. */
+    private volatile String startupTimes = "";
 
     private PrimaryTerm(ZooKeeperLease lease, Executor housekeeping, TmConfig tmConfig) {
         this.lease = lease;
@@ -54,6 +56,7 @@ final class PrimaryTerm {
         PrimaryTerm term = new PrimaryTerm(lease, housekeeping, tmConfig);
         lease.startRenewing(term::renewed, term::lost);
         try {
+            long started = System.nanoTime();
             ZkPaths paths = haConfig.paths();
             TransactionManagerCore tm = TransactionManagerCore.start(tmConfig, seams.wallClock(),
                     new ZooKeeperTimestampStorage(zk, paths), new ZooKeeperFenceStore(zk, paths), lease,
@@ -64,16 +67,33 @@ final class PrimaryTerm {
                 tm.stop(term.ended.join());
                 throw new TmException("Lost the lease while starting as primary: " + term.ended.join());
             }
+            long coreReady = System.nanoTime();
             term.server = TmServer.start(tm, serverConfig);
             term.endpoint = new TmEndpoint(advertisedHost(haConfig, term.server.address()),
                     term.server.address().getPort(), tm.epochBase());
+            long serverReady = System.nanoTime();
             term.advertiser = new PrimaryAdvertiser(zk, paths.primary(), lease::isHeld, housekeeping);
             term.advertiser.publish(term.endpoint);
+            long advertised = System.nanoTime();
+            term.startupTimes = "TM core (epoch reservation, fences) " + millis(coreReady - started) + " ms, server "
+                    + millis(serverReady - coreReady) + " ms, advertisement " + millis(advertised - serverReady) + " ms";
             return term;
         } catch (TmException | RuntimeException e) {
             term.end("could not start serving as primary: " + e.getMessage(), true);
             throw e;
         }
+    }
+
+    private static long millis(long nanos) {
+        return java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+
+    /**
+     * For the takeover log line: how long this holder waited after it last saw the lease change before taking it
+     * (about one lease period after the previous primary died), and how long each step of becoming primary took.
+     */
+    String takeoverSummary() {
+        return "took the lease " + lease.takeoverWaitMs() + " ms after it last saw it change; " + startupTimes;
     }
 
     TmEndpoint endpoint() {

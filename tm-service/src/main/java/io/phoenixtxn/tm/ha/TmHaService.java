@@ -217,7 +217,7 @@ public final class TmHaService implements AutoCloseable {
             current = term;
             monitor.notifyAll();
         }
-        LOG.info("Transaction manager {} is primary at {}", holderId, term.endpoint());
+        LOG.info("Transaction manager {} is primary at {} ({})", holderId, term.endpoint(), term.takeoverSummary());
         notifyListener(() -> seams.listener().becamePrimary(term.endpoint()));
         String reason;
         try {

@@ -43,6 +43,8 @@ public final class ZooKeeperLease implements Lease, AutoCloseable {
     /** Only the renewer thread writes these two after construction. */
     private volatile int version;
     private volatile long renewedAtNanos;
+    /** From the last change this holder saw of the lease node to its acquiring write (see takeoverWaitMs). */
+    private final long takeoverWaitNanos;
     private volatile String lostBecause;
     private volatile boolean stopped;
     private volatile Runnable onRenewed = () -> { };
@@ -58,6 +60,7 @@ public final class ZooKeeperLease implements Lease, AutoCloseable {
         this.clock = clock;
         this.version = acquired.version();
         this.renewedAtNanos = acquired.sentAtNanos();
+        this.takeoverWaitNanos = acquired.sentAtNanos() - acquired.lastChangeSeenAtNanos();
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread t = new Thread(runnable, "tm-lease-renewer");
             t.setDaemon(true);
@@ -90,6 +93,14 @@ public final class ZooKeeperLease implements Lease, AutoCloseable {
         this.onRenewed = Objects.requireNonNull(onRenewed);
         this.onLost = Objects.requireNonNull(onLost);
         scheduleNext(renewedAtNanos);
+    }
+
+    /**
+     * How long this holder waited, when it took the lease, after it last saw the lease change: about one period when
+     * the previous holder died (it stopped renewing), near 0 when the lease had been released. For the takeover log.
+     */
+    public long takeoverWaitMs() {
+        return TimeUnit.NANOSECONDS.toMillis(takeoverWaitNanos);
     }
 
     @Override

@@ -84,6 +84,8 @@ class ZooKeeperLeaseTest {
         // Same JVM, same clock: at the moment the backup holds it, the old holder must already see it expired.
         assertFalse(primary.isHeld());
         assertTrue(taken.isHeld());
+        assertTrue(taken.takeoverWaitMs() >= PERIOD_MS,
+                "taken a full period after the last renewal it saw, logged as " + taken.takeoverWaitMs() + " ms");
         taken.close();
     }
 
@@ -102,6 +104,7 @@ class ZooKeeperLeaseTest {
         ZooKeeperLease taken = backup.get(10, TimeUnit.SECONDS);
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
         assertTrue(tookMs < PERIOD_MS, "released lease taken after " + tookMs + " ms");
+        assertTrue(taken.takeoverWaitMs() <= tookMs, "no period waited: " + taken.takeoverWaitMs() + " ms");
         taken.close();
     }
 
