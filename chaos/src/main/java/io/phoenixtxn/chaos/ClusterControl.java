@@ -38,7 +38,7 @@ import java.util.Optional;
  * launcher has no command for (which region server serves a table, splits, moves). Everything is logged to the
  * nemesis log.
  */
-final class ClusterControl implements AutoCloseable {
+final class ClusterControl implements AutoCloseable, LastServerGuard.Servers {
     private final ClusterPaths paths;
     private final String name;
     private final Installation installation;
@@ -84,7 +84,8 @@ final class ClusterControl implements AutoCloseable {
         return RoleCommand.clientClasspath(paths, installation);
     }
 
-    List<String> regionServerRoles() {
+    @Override
+    public List<String> regionServerRoles() {
         List<String> roles = new ArrayList<>();
         for (int i = 1; i <= state.regionServers(); i++) {
             roles.add(Role.regionServer(i).name());
@@ -104,12 +105,14 @@ final class ClusterControl implements AutoCloseable {
         control().resume(resolve(role));
     }
 
-    void restart(String role) throws ClusterException {
+    @Override
+    public void restart(String role) throws ClusterException {
         control().restart(resolve(role), installation);
     }
 
     /** UP, PAUSED or DEAD. */
-    ProcessTable.State stateOf(String role) {
+    @Override
+    public ProcessTable.State stateOf(String role) {
         Role r = resolve(role);
         return ProcessTable.pidOf(paths, r).map(pid -> ProcessTable.state(paths, r, pid))
                 .orElse(ProcessTable.State.DEAD);

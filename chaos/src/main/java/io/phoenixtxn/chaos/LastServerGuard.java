@@ -13,7 +13,7 @@ import java.util.List;
  * one, and no region could open for 180 s). It is restarted before the kill; if that fails the kill is skipped.
  */
 final class LastServerGuard {
-    /** The cluster operations the guard needs (the real one is {@link ClusterControl}). */
+    /** The cluster operations the guard needs ({@link ClusterControl} is one). */
     interface Servers {
         List<String> regionServerRoles();
 
@@ -46,25 +46,5 @@ final class LastServerGuard {
             }
         }
         return true;
-    }
-
-    /** The guard's view of a real cluster. */
-    static Servers of(ClusterControl cluster) {
-        return new Servers() {
-            @Override
-            public List<String> regionServerRoles() {
-                return cluster.regionServerRoles();
-            }
-
-            @Override
-            public ProcessTable.State stateOf(String role) {
-                return cluster.stateOf(role);
-            }
-
-            @Override
-            public void restart(String role) throws ClusterException {
-                cluster.restart(role);
-            }
-        };
     }
 }

@@ -264,7 +264,7 @@ final class Nemesis {
         r.affected = hitCommitTable ? null : affected;
         r.note(role + " (" + victim + ") served " + lost.size() + " regions of the run's tables"
                 + (hitCommitTable ? ", the commit table's among them" : "") + ": " + describe(lost));
-        if (!LastServerGuard.othersUp(LastServerGuard.of(cluster), role, r)) {
+        if (!LastServerGuard.othersUp(cluster, role, r)) {
             return;
         }
         r.injectedAt = clock.now();

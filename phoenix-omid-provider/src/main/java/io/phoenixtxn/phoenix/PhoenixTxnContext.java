@@ -575,16 +575,17 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (current == null || connection == null || !current.isRunning() || !current.canCommit()) {
             return;
         }
+        finishPopulation(false);
+        PhoenixTxnClient provider = phoenixClient();
         try {
-            finishPopulation(false);
-            client().abort(current);
+            provider.txnClient().abort(current);
         } catch (IOException e) {
             throw SqlErrors.failed("Rollback of transaction " + current.txId() + " failed: " + e.getMessage(), e);
         }
         if (current.writeSet().isEmpty()) {
             // What an application does after a failed read; a failed read may be Phoenix's 1012 for an index that
             // another client dropped while this service's cache had evicted the index's own entry (design 4.10).
-            phoenixClient().repairMetadataAfterReadOnlyRollback(connection.getQueryServices());
+            provider.repairMetadataAfterReadOnlyRollback(connection.getQueryServices());
         }
     }
 
