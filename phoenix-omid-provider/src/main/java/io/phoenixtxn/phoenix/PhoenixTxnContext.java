@@ -396,7 +396,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * Phoenix's commit retry): the metadata the rows were built from was read before this start, so it is read again
      * now, and a table that gained an index meanwhile fails the write with a retryable 523. The statements that
      * buffered those rows were reported as done, so the transaction is then rolled back and marked as
-     * {@link #lostWrites}: its commit fails with the 523 until a rollback, and the next transaction on the
+     * {@link #lostWrites}: its commit fails (with the 523; 1077 if the metadata could not be re-read) until a
+     * rollback, and the next transaction on the
      * connection begins at the TM ({@link RefusedRoutes}).
      */
     Transaction transactionForWrite() throws IOException {
@@ -411,10 +412,12 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         } catch (IOException e) {
             abortQuietly(begun);
             RefusedRoutes.refused(connection);
-            String why = e.getMessage().startsWith(FastPathAbortedException.SQL_PREFIX)
-                    ? e.getMessage().substring(FastPathAbortedException.SQL_PREFIX.length()) : e.getMessage();
-            lostWrites = new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
-                    .setMessage(why).setRootCause(e).build().buildException();
+            // A new index is a retryable conflict (523); a failed re-read of the metadata is not (1077).
+            lostWrites = e.getMessage().startsWith(FastPathAbortedException.SQL_PREFIX)
+                    ? new SQLExceptionInfo.Builder(SQLExceptionCode.TRANSACTION_CONFLICT_EXCEPTION)
+                            .setMessage(e.getMessage().substring(FastPathAbortedException.SQL_PREFIX.length()))
+                            .setRootCause(e).build().buildException()
+                    : SqlErrors.failed(e.getMessage(), e);
             throw e;
         }
         return begun;
