@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * <p>On the commit path (mark, then decide or abandon) nothing is allocated or boxed: the log is striped by
  * transaction id; each stripe keeps the few commit calls in progress in a small array, and its retained decisions
  * in an open-addressing table of primitive (id, commit timestamp) pairs with a ring of their ids in the order they
- * were decided, all guarded by the stripe's monitor. Only a question that must wait allocates (its future), and only
- * then does the settling commit look for it.
+ * were decided, all guarded by the stripe's lock ({@link StripeLock}). Only a question that must wait allocates (its
+ * future), and only then does the settling commit look for it.
  */
 final class DecisionLog {
     /** Long enough for a ZooKeeper write or two; a question should not wait longer than a client waits for it. */
@@ -38,7 +38,7 @@ final class DecisionLog {
     private final long epochBase;
     /**
      * Per transaction with a question waiting: the future its commit in progress completes when it settles. Added
-     * and removed only under the transaction's stripe monitor, so each future belongs to one period of commits in
+     * and removed only under the transaction's stripe lock, so each future belongs to one period of commits in
      * progress; completed outside it.
      */
     private final ConcurrentHashMap<Long, CompletableFuture<Void>> waiting = new ConcurrentHashMap<>();
@@ -61,8 +61,11 @@ final class DecisionLog {
     /** A commit call of {@code txId} starts (a resent commit may overlap the first). */
     void deciding(long txId) {
         Stripe stripe = stripeOf(txId);
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             stripe.callStarts(txId);
+        } finally {
+            stripe.unlock();
         }
     }
 
@@ -70,12 +73,15 @@ final class DecisionLog {
     void decided(long txId, long commitTs) {
         Stripe stripe = stripeOf(txId);
         CompletableFuture<Void> settled;
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             stripe.record(txId, commitTs);
             settled = stripe.callEnds(txId) ? waiting.remove(txId) : null;
+        } finally {
+            stripe.unlock();
         }
         if (settled != null) {
-            // Outside the stripe's monitor: waiting questions finish their answer on this thread.
+            // Outside the stripe's lock: waiting questions finish their answer on this thread.
             settled.complete(null);
         }
     }
@@ -83,8 +89,11 @@ final class DecisionLog {
     void abandoned(long txId) {
         Stripe stripe = stripeOf(txId);
         CompletableFuture<Void> settled;
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             settled = stripe.callEnds(txId) ? waiting.remove(txId) : null;
+        } finally {
+            stripe.unlock();
         }
         if (settled != null) {
             settled.complete(null);
@@ -101,11 +110,14 @@ final class DecisionLog {
         }
         Stripe stripe = stripeOf(txId);
         CompletableFuture<Void> settled;
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             if (!stripe.inProgress(txId, true)) {
                 return CompletableFuture.completedFuture(recorded(stripe, txId));
             }
             settled = waiting.computeIfAbsent(txId, id -> new CompletableFuture<>());
+        } finally {
+            stripe.unlock();
         }
         // A commit of txId that starts after this point draws its timestamp after the question arrived: if the
         // one in progress settles without a decision, "not decided" is still true of any later commit.
@@ -117,8 +129,11 @@ final class DecisionLog {
     int size() {
         int n = 0;
         for (Stripe stripe : stripes) {
-            synchronized (stripe) {
+            stripe.lock();
+            try {
                 n += stripe.decided;
+            } finally {
+                stripe.unlock();
             }
         }
         return n;
@@ -127,8 +142,11 @@ final class DecisionLog {
     /** The answer once no commit of {@code txId} that started before the question is in progress. */
     private PendingStatus recorded(long txId) {
         Stripe stripe = stripeOf(txId);
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             return recorded(stripe, txId);
+        } finally {
+            stripe.unlock();
         }
     }
 
@@ -148,12 +166,12 @@ final class DecisionLog {
     }
 
     /**
-     * One stripe, guarded by its own monitor: the commit calls in progress (a few: one per thread deciding in this
+     * One stripe, guarded by its own lock: the commit calls in progress (a few: one per thread deciding in this
      * stripe; a small array scanned linearly, so it stays in cache), and the retained decisions, an open-addressing
      * table of (id, commit timestamp) pairs side by side in one array (one cache line per probe; linear probing,
      * id 0 = empty, deletion by backward shift) with a ring of their ids, oldest first.
      */
-    private static final class Stripe {
+    private static final class Stripe extends StripeLock {
         static final int WAITED_FOR = 1 << 31;
         private static final int CALLS = ~WAITED_FOR;
 

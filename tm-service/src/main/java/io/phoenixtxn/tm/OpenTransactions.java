@@ -127,8 +127,11 @@ final class OpenTransactions {
                 ts = io.phoenixtxn.snapshot.TimestampLayout.nextSlotStart(ts);
             }
             Stripe stripe = stripeOf(ts);
-            synchronized (stripe) {
+            stripe.lock();
+            try {
                 stripe.put(ts, expiry);
+            } finally {
+                stripe.unlock();
             }
             out[from + i] = ts;
         }
@@ -137,8 +140,11 @@ final class OpenTransactions {
     private long drawAndRegister(TimestampSource source) throws TmException {
         long ts = source.next();
         Stripe stripe = stripeOf(ts);
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             stripe.put(ts, nanoClock.getAsLong() + leaseNanos);
+        } finally {
+            stripe.unlock();
         }
         return ts;
     }
@@ -146,32 +152,44 @@ final class OpenTransactions {
     /** Registers a transaction that began elsewhere (a client re-announcing it to a new primary). */
     void adopt(long txId) {
         Stripe stripe = stripeOf(txId);
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             stripe.put(txId, nanoClock.getAsLong() + leaseNanos);
+        } finally {
+            stripe.unlock();
         }
     }
 
     /** Renews the lease of an open transaction; false if it is not open (finished, expired, or never known). */
     boolean renew(long txId) {
         Stripe stripe = stripeOf(txId);
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             return stripe.replace(txId, nanoClock.getAsLong() + leaseNanos);
+        } finally {
+            stripe.unlock();
         }
     }
 
     /** True if the transaction is open and its lease has not run out. */
     boolean isOpen(long txId) {
         Stripe stripe = stripeOf(txId);
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             long expiry = stripe.get(txId);
             return expiry != EMPTY && expiry - nanoClock.getAsLong() > 0;
+        } finally {
+            stripe.unlock();
         }
     }
 
     void finish(long txId) {
         Stripe stripe = stripeOf(txId);
-        synchronized (stripe) {
+        stripe.lock();
+        try {
             stripe.remove(txId);
+        } finally {
+            stripe.unlock();
         }
     }
 
@@ -188,8 +206,11 @@ final class OpenTransactions {
             min = Math.min(min, announced.get(i * ANNOUNCE_STRIDE));
         }
         for (Stripe stripe : stripes) {
-            synchronized (stripe) {
+            stripe.lock();
+            try {
                 min = Math.min(min, stripe.minOpenDroppingExpired(now));
+            } finally {
+                stripe.unlock();
             }
         }
         return min;
@@ -204,8 +225,11 @@ final class OpenTransactions {
         long now = nanoClock.getAsLong();
         java.util.stream.LongStream.Builder all = java.util.stream.LongStream.builder();
         for (Stripe stripe : stripes) {
-            synchronized (stripe) {
+            stripe.lock();
+            try {
                 stripe.collectOpen(now, all);
+            } finally {
+                stripe.unlock();
             }
         }
         return all.build().sorted().limit(Math.max(0, limit)).toArray();
@@ -214,8 +238,11 @@ final class OpenTransactions {
     int size() {
         int n = 0;
         for (Stripe stripe : stripes) {
-            synchronized (stripe) {
+            stripe.lock();
+            try {
                 n += stripe.size;
+            } finally {
+                stripe.unlock();
             }
         }
         return n;
@@ -230,8 +257,8 @@ final class OpenTransactions {
         return z ^ (z >>> 33);
     }
 
-    /** One open-addressing table: ids and lease expiries (monotonic nanos). Guarded by its own monitor. */
-    private static final class Stripe {
+    /** One open-addressing table: ids and lease expiries (monotonic nanos). Guarded by its own lock. */
+    private static final class Stripe extends StripeLock {
         private long[] ids = new long[64];
         private long[] expiries = new long[64];
         private int size;

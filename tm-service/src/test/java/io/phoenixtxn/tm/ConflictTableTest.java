@@ -57,6 +57,69 @@ class ConflictTableTest {
         assertEquals(8, new ConflictTable(10, 4, lwm).capacity(), "whole buckets only");
     }
 
+    private static void awaitLockWaits(ConflictTable t, long waits) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.lockWaits() < waits) {
+            assertTrue(System.nanoTime() < deadline, "no commit waited for a busy lock within 10 s");
+            Thread.sleep(1);
+        }
+    }
+
+    /** A row hash whose key lands in {@code bucket} of a table with {@code buckets} buckets. */
+    private static long rowInBucket(int bucket, int buckets) {
+        long top = ((long) bucket << 32) / buckets + (1L << 31) / buckets; // the middle of the bucket's key range
+        long key = ((top - (1L << 31)) << 32) | 1L;
+        return ConflictKeys.unmix(key);
+    }
+
+    @Test
+    void aCommitWaitingForABusyBucketHoldsNoOtherBucket() throws Exception {
+        // 16 buckets of 4 ways, one lock each. A commit descheduled while holding bucket 9 must delay only commits
+        // that need bucket 9: a commit of buckets 3 and 9 waits for it holding nothing, so bucket 3 stays free.
+        // With ordered waiting it held bucket 3 the whole time, and every commit behind it queued (a convoy).
+        ConflictTable t = new ConflictTable(64, 4, lwm, Integer.MAX_VALUE);
+        long inBucket3 = rowInBucket(3, 16);
+        long inBucket9 = rowInBucket(9, 16);
+        assertEquals(3, t.bucketOf(ConflictKeys.keyOf(inBucket3)));
+        assertEquals(9, t.bucketOf(ConflictKeys.keyOf(inBucket9)));
+        pool = Executors.newSingleThreadExecutor();
+        t.holdBucket(9);
+        Future<Result> spanning;
+        try {
+            spanning = pool.submit(() -> t.checkAndRecord(10, rows(inBucket3, inBucket9), 20));
+            awaitLockWaits(t, 1); // it found bucket 9 busy and let go of bucket 3
+            Future<Result> alone = Executors.newSingleThreadExecutor(r -> {
+                Thread thread = new Thread(r, "bucket-3-writer");
+                thread.setDaemon(true);
+                return thread;
+            }).submit(() -> t.checkAndRecord(10, rows(inBucket3), 30));
+            assertEquals(COMMITTED, alone.get(10, TimeUnit.SECONDS), "bucket 3 was held by a waiting commit");
+            assertTrue(!spanning.isDone(), "the commit of buckets 3 and 9 cannot finish while 9 is held");
+        } finally {
+            t.releaseBucket(9);
+        }
+        assertEquals(CONFLICT, spanning.get(10, TimeUnit.SECONDS), "it sees the commit at 30 on bucket 3's row");
+    }
+
+    @Test
+    void aCommitOutOfAllOrNothingAttemptsTakesItsLocksInOrderAndGetsThrough() throws Exception {
+        // One attempt: after its one wait, the commit takes bucket 3 then waits for bucket 9 holding it.
+        ConflictTable t = new ConflictTable(64, 4, lwm, 1);
+        long inBucket3 = rowInBucket(3, 16);
+        long inBucket9 = rowInBucket(9, 16);
+        pool = Executors.newSingleThreadExecutor();
+        t.holdBucket(9);
+        Future<Result> spanning;
+        try {
+            spanning = pool.submit(() -> t.checkAndRecord(10, rows(inBucket3, inBucket9), 20));
+            awaitLockWaits(t, 1);
+        } finally {
+            t.releaseBucket(9);
+        }
+        assertEquals(COMMITTED, spanning.get(10, TimeUnit.SECONDS));
+        assertEquals(CONFLICT, t.checkAndRecord(10, rows(inBucket9), 30), "both rows were recorded at 20");
+    }
+
     @Test
     void writeAfterStartConflictsWriteBeforeStartDoesNot() {
         ConflictTable t = new ConflictTable(1024, 8, lwm);
