@@ -33,6 +33,8 @@ import java.util.stream.Stream;
  * processes are killed on the way out, and client JVMs also end themselves if this JVM dies.
  */
 final class ChaosRun {
+    /** The cluster's ZooKeeper session timeout: a killed region server is declared dead after it. */
+    static final long ZK_SESSION_TIMEOUT_MS = 10_000;
     static final int REGION_SERVERS = 2;
     static final Duration CLIENTS_READY_MAX = Duration.ofMinutes(5);
     static final Duration RECOVERY_MAX = Duration.ofSeconds(120);
@@ -204,7 +206,7 @@ final class ChaosRun {
         s.put("phoenix.txn.tm.lease.ms", Long.toString(options.leaseMs()));
         // a killed region server is declared dead after 10 s (the launcher's default is 30 s), still well above a
         // ZooKeeper restart, which every session must outlive
-        s.put("zookeeper.session.timeout", "10000");
+        s.put("zookeeper.session.timeout", Long.toString(ZK_SESSION_TIMEOUT_MS));
         // crashed clients' commits are completed by the survivors' cleaners within the run
         s.put("phoenix.txn.cleaner.interval.ms", "10000");
         return s;

@@ -10,7 +10,9 @@ import java.util.List;
  * other, so another region server found down right before a kill went down outside any fault: a region server
  * aborts on its own when its ZooKeeper session expires, for instance after a ZooKeeper restart that it did not
  * reconnect to within the session timeout (seen in the second 30-minute run: the next step then killed the other
- * one, and no region could open for 180 s). It is restarted before the kill; if that fails the kill is skipped.
+ * one, and no region could open for 180 s). It is restarted before the kill; if that fails the kill is skipped. The
+ * nemesis also keeps the other region servers up while it waits for a killed one's regions to reopen, and restarts
+ * any that went down within the session timeout after a ZooKeeper restart.
  */
 final class LastServerGuard {
     /** The cluster operations the guard needs ({@link ClusterControl} is one). */
@@ -30,18 +32,25 @@ final class LastServerGuard {
      * problem noted) if one could not be brought back: then the victim must not be killed.
      */
     static boolean othersUp(Servers servers, String victim, FaultRecord record) {
+        return allUp(servers, victim, record, "before the kill of " + victim, victim + " was not killed");
+    }
+
+    /**
+     * Brings every region server other than {@code except} (may be null) up, noting each one found down
+     * {@code when}; false, with a problem noted that ends with {@code consequence}, if one could not be restarted.
+     */
+    static boolean allUp(Servers servers, String except, FaultRecord record, String when, String consequence) {
         for (String other : servers.regionServerRoles()) {
             ProcessTable.State state = servers.stateOf(other);
-            if (other.equals(victim) || state == ProcessTable.State.UP) {
+            if (other.equals(except) || state == ProcessTable.State.UP) {
                 continue;
             }
             try {
                 servers.restart(other);
-                record.note(other + " was " + state + " before the kill of " + victim + ", outside any fault;"
-                        + " restarted first");
+                record.note(other + " was " + state + " " + when + ", outside any fault; restarted");
             } catch (ClusterException e) {
-                record.problem(other + " was " + state + " before the kill of " + victim + " and could not be"
-                        + " restarted (" + e.getMessage() + "); " + victim + " was not killed");
+                record.problem(other + " was " + state + " " + when + " and could not be restarted ("
+                        + e.getMessage() + ")" + (consequence == null ? "" : "; " + consequence));
                 return false;
             }
         }

@@ -49,6 +49,8 @@ final class Nemesis {
     static final Duration INDEX_MAX = Duration.ofSeconds(300);
     static final long INDEX_HOLD_MS = 5_000;
     static final long ZK_DOWN_MS = 1_000;
+    /** Past the session timeout after a ZooKeeper restart: a server's abort on expiry takes a moment. */
+    static final long ZK_SESSION_MARGIN_MS = 3_000;
     static final String COMMIT_TABLE = HBaseCommitTable.DEFAULT_NAME;
     /** What TmServerMain prints when a primary finds it lost its lease. */
     static final String STEPPED_DOWN = "no longer primary";
@@ -269,7 +271,11 @@ final class Nemesis {
         }
         r.injectedAt = clock.now();
         cluster.kill(role);
-        Long recovered = awaitUntil(() -> allOpenElsewhere(lost, victim), REGION_RECOVERY_MAX);
+        // A server that aborts on its own meanwhile (a ZooKeeper session that expired under load) is restarted, as
+        // an operator's supervisor would: the regions need somewhere to open.
+        Long recovered = awaitUntil(() -> LastServerGuard.allUp(cluster, role, r,
+                "while the regions of the killed " + role + " reopened", null) && allOpenElsewhere(lost, victim),
+                REGION_RECOVERY_MAX);
         if (recovered == null) {
             r.problem("the regions of the killed " + role + " were not open elsewhere within "
                     + REGION_RECOVERY_MAX.toSeconds() + " s");
@@ -438,8 +444,15 @@ final class Nemesis {
         cluster.kill("zk");
         Thread.sleep(ZK_DOWN_MS); // the outage itself: how long ZooKeeper stays down before its restart
         cluster.restart("zk");
-        r.note("ZooKeeper down for " + RunClock.seconds(clock.now() - r.injectedAt) + " (kill -9, restart from its"
+        long restartedAt = clock.now();
+        r.note("ZooKeeper down for " + RunClock.seconds(restartedAt - r.injectedAt) + " (kill -9, restart from its"
                 + " data)");
+        // A region server that did not reconnect within its session aborts (HBase's design) up to a session timeout
+        // after the restart: wait that out, so the step ends with every server up and the next fault cannot take
+        // the last one (the second 30-minute run).
+        Thread.sleep(ChaosRun.ZK_SESSION_TIMEOUT_MS + ZK_SESSION_MARGIN_MS);
+        LastServerGuard.allUp(cluster, null, r, RunClock.seconds(clock.now() - restartedAt)
+                + " after the ZooKeeper restart (its session expired)", null);
     }
 
     // ---- index DDL ----

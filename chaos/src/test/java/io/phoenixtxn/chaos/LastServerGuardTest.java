@@ -71,4 +71,18 @@ class LastServerGuardTest {
         assertFalse(LastServerGuard.othersUp(servers, "rs1", record));
         assertTrue(record.problems().get(0).contains("rs1 was not killed"), record.problems().toString());
     }
+
+    @Test
+    void afterAZooKeeperRestartEveryServerThatAbortedIsRestartedWithTheCauseNoted() {
+        FakeServers servers = new FakeServers();
+        servers.states.put("rs1", ProcessTable.State.DEAD);
+        servers.states.put("rs3", ProcessTable.State.DEAD);
+        FaultRecord record = new FaultRecord(FaultKind.ZK, false);
+        assertTrue(LastServerGuard.allUp(servers, null, record, "13.0 s after the ZooKeeper restart", null));
+        assertEquals(List.of("rs1", "rs3"), servers.restarted);
+        assertEquals(2, record.notes().size(), record.notes().toString());
+        assertTrue(record.notes().get(1).startsWith("rs3 was DEAD 13.0 s after the ZooKeeper restart"),
+                record.notes().toString());
+        assertEquals(List.of(), record.problems());
+    }
 }
