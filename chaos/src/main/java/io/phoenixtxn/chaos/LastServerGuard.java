@@ -4,6 +4,7 @@ import io.phoenixtxn.cluster.ClusterException;
 import io.phoenixtxn.cluster.ProcessTable;
 
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Never lets a region-server fault take down the last region server. Region-server faults are never mixed with each
@@ -32,17 +33,22 @@ final class LastServerGuard {
      * problem noted) if one could not be brought back: then the victim must not be killed.
      */
     static boolean othersUp(Servers servers, String victim, FaultRecord record) {
-        return allUp(servers, victim, record, "before the kill of " + victim, victim + " was not killed");
+        return allUp(servers, victim::equals, record, "before the kill of " + victim, victim + " was not killed");
     }
 
     /**
-     * Brings every region server other than {@code except} (may be null) up, noting each one found down
-     * {@code when}; false, with a problem noted that ends with {@code consequence}, if one could not be restarted.
+     * Brings every region server up that {@code skip} does not name (one a fault holds down is the fault's to
+     * restart), noting each one found down {@code when}; false, with a problem noted that ends with
+     * {@code consequence} (may be null), if one could not be restarted.
      */
-    static boolean allUp(Servers servers, String except, FaultRecord record, String when, String consequence) {
+    static boolean allUp(Servers servers, Predicate<String> skip, FaultRecord record, String when,
+                         String consequence) {
         for (String other : servers.regionServerRoles()) {
+            if (skip.test(other)) {
+                continue;
+            }
             ProcessTable.State state = servers.stateOf(other);
-            if (other.equals(except) || state == ProcessTable.State.UP) {
+            if (state == ProcessTable.State.UP) {
                 continue;
             }
             try {

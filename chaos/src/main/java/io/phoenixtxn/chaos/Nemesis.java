@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -63,6 +64,8 @@ final class Nemesis {
     private final Random random;
     private final PrintStream log;
     private int indexFaults;
+    /** Region servers a fault of the current step killed and will restart itself: no one else restarts them. */
+    private final Set<String> underFault = ConcurrentHashMap.newKeySet();
 
     Nemesis(ClusterControl cluster, ClientFleet fleet, ClientLauncher launcher, RunClock clock, ChaosOptions options,
             Random random, PrintStream log) {
@@ -266,16 +269,32 @@ final class Nemesis {
         r.affected = hitCommitTable ? null : affected;
         r.note(role + " (" + victim + ") served " + lost.size() + " regions of the run's tables"
                 + (hitCommitTable ? ", the commit table's among them" : "") + ": " + describe(lost));
-        if (!LastServerGuard.othersUp(cluster, role, r)) {
+        if (!othersUp(role, r, "before the kill of " + role, role + " was not killed")) {
             return;
         }
-        r.injectedAt = clock.now();
-        cluster.kill(role);
-        // A server that aborts on its own meanwhile (a ZooKeeper session that expired under load) is restarted, as
-        // an operator's supervisor would: the regions need somewhere to open.
-        Long recovered = awaitUntil(() -> LastServerGuard.allUp(cluster, role, r,
-                "while the regions of the killed " + role + " reopened", null) && allOpenElsewhere(lost, victim),
-                REGION_RECOVERY_MAX);
+        underFault.add(role);
+        try {
+            r.injectedAt = clock.now();
+            cluster.kill(role);
+            awaitReopened(r, role, victim, lost);
+            cluster.restart(role);
+            r.note(role + " restarted");
+        } finally {
+            underFault.remove(role);
+        }
+    }
+
+    private void awaitReopened(FaultRecord r, String role, ServerName victim, List<RegionInfo> lost)
+            throws InterruptedException {
+        // A server that aborts on its own meanwhile (a ZooKeeper session that expired under load) is restarted once,
+        // as an operator's supervisor would: the regions need somewhere to open.
+        boolean[] keepUp = {true};
+        Long recovered = awaitUntil(() -> {
+            if (keepUp[0]) {
+                keepUp[0] = othersUp(role, r, "while the regions of the killed " + role + " reopened", null);
+            }
+            return allOpenElsewhere(lost, victim);
+        }, REGION_RECOVERY_MAX);
         if (recovered == null) {
             r.problem("the regions of the killed " + role + " were not open elsewhere within "
                     + REGION_RECOVERY_MAX.toSeconds() + " s");
@@ -283,8 +302,23 @@ final class Nemesis {
             r.recoveryNanos = recovered - r.injectedAt;
             r.note("HBase reopened its regions elsewhere " + RunClock.seconds(r.recoveryNanos) + " after the kill");
         }
-        cluster.restart(role);
-        r.note(role + " restarted");
+    }
+
+    /**
+     * Every region server up except {@code except} and the ones another fault of the step holds down; one caller at
+     * a time, so two faults of a mixed step never restart one server together. False if one could not be restarted
+     * (noted on {@code r}).
+     */
+    private boolean othersUp(String except, FaultRecord r, String when, String consequence) {
+        synchronized (underFault) {
+            try {
+                return LastServerGuard.allUp(cluster, role -> role.equals(except) || underFault.contains(role), r,
+                        when, consequence);
+            } catch (RuntimeException e) {
+                r.problem("could not check or restart the other region servers " + when + ": " + e);
+                return false;
+            }
+        }
     }
 
     /** Whether every region in {@code lost} (or its daughters) is open on a server other than {@code dead}. */
@@ -451,7 +485,7 @@ final class Nemesis {
         // after the restart: wait that out, so the step ends with every server up and the next fault cannot take
         // the last one (the second 30-minute run).
         Thread.sleep(ChaosRun.ZK_SESSION_TIMEOUT_MS + ZK_SESSION_MARGIN_MS);
-        LastServerGuard.allUp(cluster, null, r, RunClock.seconds(clock.now() - restartedAt)
+        othersUp("zk", r, RunClock.seconds(clock.now() - restartedAt)
                 + " after the ZooKeeper restart (its session expired)", null);
     }
 

@@ -73,13 +73,14 @@ class LastServerGuardTest {
     }
 
     @Test
-    void afterAZooKeeperRestartEveryServerThatAbortedIsRestartedWithTheCauseNoted() {
+    void afterAZooKeeperRestartEveryServerThatAbortedIsRestartedWithTheCauseNotedButNotAnotherFaultsVictim() {
         FakeServers servers = new FakeServers();
         servers.states.put("rs1", ProcessTable.State.DEAD);
         servers.states.put("rs3", ProcessTable.State.DEAD);
         FaultRecord record = new FaultRecord(FaultKind.ZK, false);
-        assertTrue(LastServerGuard.allUp(servers, null, record, "13.0 s after the ZooKeeper restart", null));
-        assertEquals(List.of("rs1", "rs3"), servers.restarted);
+        servers.states.put("rs2", ProcessTable.State.DEAD); // killed by a region-server fault of the same step
+        assertTrue(LastServerGuard.allUp(servers, "rs2"::equals, record, "13.0 s after the ZooKeeper restart", null));
+        assertEquals(List.of("rs1", "rs3"), servers.restarted, "the fault's own victim is the fault's to restart");
         assertEquals(2, record.notes().size(), record.notes().toString());
         assertTrue(record.notes().get(1).startsWith("rs3 was DEAD 13.0 s after the ZooKeeper restart"),
                 record.notes().toString());

@@ -132,6 +132,10 @@ public final class ConflictTable {
         locks.setRelease(bucket >>> lockShift, 0);
     }
 
+    boolean bucketFree(int bucket) {
+        return locks.get(bucket >>> lockShift) == 0;
+    }
+
     /** Entries overwritten by a new row (the low-water mark rises to at least each one's commit timestamp). */
     public long evictions() {
         return evicted.sum();
@@ -467,8 +471,8 @@ public final class ConflictTable {
     private void awaitFree(int lock) {
         int looks = 0;
         while (locks.get(lock) != 0) {
-            if (++looks < YIELDS_BEFORE_SLEEP) {
-                Thread.yield();
+            if (++looks < YIELDS_BEFORE_SLEEP || Thread.currentThread().isInterrupted()) {
+                Thread.yield(); // parkNanos returns at once for an interrupted thread: it would spin hot
             } else {
                 LockSupport.parkNanos(SLEEP_NANOS);
             }

@@ -88,12 +88,17 @@ class ConflictTableTest {
         try {
             spanning = pool.submit(() -> t.checkAndRecord(10, rows(inBucket3, inBucket9), 20));
             awaitLockWaits(t, 1); // it found bucket 9 busy and let go of bucket 3
-            Future<Result> alone = Executors.newSingleThreadExecutor(r -> {
+            ExecutorService other = Executors.newSingleThreadExecutor(r -> {
                 Thread thread = new Thread(r, "bucket-3-writer");
                 thread.setDaemon(true);
                 return thread;
-            }).submit(() -> t.checkAndRecord(10, rows(inBucket3), 30));
-            assertEquals(COMMITTED, alone.get(10, TimeUnit.SECONDS), "bucket 3 was held by a waiting commit");
+            });
+            try {
+                Future<Result> alone = other.submit(() -> t.checkAndRecord(10, rows(inBucket3), 30));
+                assertEquals(COMMITTED, alone.get(10, TimeUnit.SECONDS), "bucket 3 was held by a waiting commit");
+            } finally {
+                other.shutdownNow();
+            }
             assertTrue(!spanning.isDone(), "the commit of buckets 3 and 9 cannot finish while 9 is held");
         } finally {
             t.releaseBucket(9);
@@ -102,9 +107,9 @@ class ConflictTableTest {
     }
 
     @Test
-    void aCommitOutOfAllOrNothingAttemptsTakesItsLocksInOrderAndGetsThrough() throws Exception {
-        // One attempt: after its one wait, the commit takes bucket 3 then waits for bucket 9 holding it.
-        ConflictTable t = new ConflictTable(64, 4, lwm, 1);
+    void aCommitOutOfAllOrNothingAttemptsQueuesInOrderHoldingItsLowerBucketsAndGetsThrough() throws Exception {
+        // No all-or-nothing attempt left: the commit takes bucket 3, then waits for bucket 9 holding it.
+        ConflictTable t = new ConflictTable(64, 4, lwm, 0);
         long inBucket3 = rowInBucket(3, 16);
         long inBucket9 = rowInBucket(9, 16);
         pool = Executors.newSingleThreadExecutor();
@@ -112,7 +117,13 @@ class ConflictTableTest {
         Future<Result> spanning;
         try {
             spanning = pool.submit(() -> t.checkAndRecord(10, rows(inBucket3, inBucket9), 20));
-            awaitLockWaits(t, 1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (t.bucketFree(3)) {
+                assertTrue(System.nanoTime() < deadline, "the queued commit never took bucket 3");
+                Thread.sleep(1);
+            }
+            assertTrue(!spanning.isDone(), "it cannot finish while bucket 9 is held");
+            assertEquals(0, t.lockWaits(), "no all-or-nothing attempt was made");
         } finally {
             t.releaseBucket(9);
         }

@@ -86,10 +86,11 @@ public final class TmDriver {
                 return;
             }
             // The same TM behind its Netty server on 127.0.0.1, reached by the pipelined client: every
-            // client thread shares the client's few connections, as application threads would.
-            try (TmServer server = TmServer.start(core, TmServerConfig.defaults().withPort(0));
+            // client thread shares the client's few connections, as application threads would. Settings come from
+            // -D system properties (e.g. -Dphoenix.txn.tm.client.spin.us=200), else the defaults.
+            try (TmServer server = TmServer.start(core, TmServerConfig.from(System::getProperty).withPort(0));
                  RemoteTransactionManager remote = RemoteTransactionManager.connect(new StaticEndpointResolver(
-                         "127.0.0.1", server.address().getPort()), RemoteTmConfig.defaults()
+                         "127.0.0.1", server.address().getPort()), RemoteTmConfig.from(System::getProperty)
                          .withConnections(connections))) {
                 measure(TxnSystem.of(remote, "phoenix-txn loopback"), threadCounts, seconds, alpha, warmup);
             }
