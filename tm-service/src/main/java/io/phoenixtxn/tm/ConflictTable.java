@@ -411,7 +411,7 @@ public final class ConflictTable {
      * releases the ones it took and waits holding none, so a holder descheduled mid-commit (more caller threads
      * than cores: the embedded TM runs on its callers' threads) blocks only the commits that need its own buckets,
      * never a convoy of commits each holding some locks while waiting for the next. Measured on 2 cores, 64
-     * threads: 0.9-1.07x the 2-thread rate, where ordered waiting gave 0.33-0.85x.
+     * threads: 0.84-1.18x the 2-thread rate, where ordered waiting gave 0.36-0.79x (docs/performance.md).
      */
     private void lockAll(ConflictKeys keys) {
         for (int attempt = 0; attempt < attemptsBeforeQueueing; attempt++) {
