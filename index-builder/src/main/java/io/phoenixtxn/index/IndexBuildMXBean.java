@@ -15,6 +15,15 @@ public interface IndexBuildMXBean {
 
     long getRowsWritten();
 
+    /** Regions of the data table when a region-server population started (0 when the client populates). */
+    int getRegionsTotal();
+
+    /** Key ranges (regions at the start) fully populated on the region servers. */
+    long getRegionsDone();
+
+    /** Whether the population runs on the region servers (else Phoenix's own pass through the client does). */
+    boolean isOnRegionServers();
+
     long getElapsedMillis();
 
     boolean isFinished();

@@ -11,10 +11,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Progress of one index population (the transaction that fills a new index from the snapshot at its fence): rows
- * scanned from the data table and index rows written, logged every 10 s, exposed over JMX from the fence on, and
- * the duration logged at the end. Phoenix 5.2 runs the population as a client-side UPSERT SELECT by default; with
- * {@code phoenix.client.enable.server.upsert.select=true} it runs on the region servers, and only the duration is
- * known here. Thread-safe: Phoenix populates with parallel scans.
+ * scanned from the data table and index rows written, and regions done out of the regions there are when the
+ * population runs on the region servers ({@link RegionServerPopulation}); logged every 10 s, exposed over JMX from
+ * the fence on, and the duration logged at the end. Where the population falls back to Phoenix's own pass (a
+ * client-side UPSERT SELECT), the client counts rows as they pass; with
+ * {@code phoenix.client.enable.server.upsert.select=true} that pass runs on the region servers and only the duration
+ * is known here. Thread-safe: populations run parallel scans.
  */
 public final class IndexBuildProgress implements IndexBuildMXBean {
     private static final Logger LOG = LoggerFactory.getLogger(IndexBuildProgress.class);
@@ -25,6 +27,10 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     private final long startNanos = System.nanoTime();
     private final AtomicLong rowsScanned = new AtomicLong();
     private final AtomicLong rowsWritten = new AtomicLong();
+    private final AtomicLong regionsDone = new AtomicLong();
+    private volatile int regionsTotal;
+    private volatile boolean onRegionServers;
+    private volatile boolean populatedOnRegionServers;
     private final AtomicLong nextLogNanos = new AtomicLong(startNanos + LOG_INTERVAL_NANOS);
     private final String dataTable;
     private volatile String indexTable = "?";
@@ -64,15 +70,46 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         maybeLog();
     }
 
+    /** The population runs on the region servers, one scan per region of the {@code regions} there are now. */
+    public void onRegionServers(String indexTables, int regions) {
+        indexTable = indexTables;
+        regionsTotal = regions;
+        onRegionServers = true;
+    }
+
+    /** A page of a region-server population: rows scanned and index rows written there. */
+    void page(long scanned, long written) {
+        rowsWritten.addAndGet(written);
+        scanned(scanned);
+    }
+
+    /** Every region is populated on the region servers: Phoenix's own pass has nothing left to do. */
+    void populatedOnRegionServers() {
+        populatedOnRegionServers = true;
+    }
+
+    /** Whether the region servers populated the index (the provider then answers Phoenix's pass with no rows). */
+    public boolean isPopulatedOnRegionServers() {
+        return populatedOnRegionServers;
+    }
+
+    /** One region's key range is populated. */
+    void regionDone() {
+        regionsDone.incrementAndGet();
+        maybeLog();
+    }
+
     /** The population transaction ended (committed or not): logs the duration and drops the metric. */
     public void finish(boolean committed) {
         if (RUNNING.remove(fence, this)) {
             finishedNanos = System.nanoTime();
-            String rows = rowsScanned.get() == 0 && rowsWritten.get() == 0
+            String rows = !onRegionServers && rowsScanned.get() == 0 && rowsWritten.get() == 0
                     ? "no rows counted on this client (empty table, or populated by a server-side UPSERT SELECT)"
                     : rowsScanned.get() + " rows scanned, " + rowsWritten.get() + " index rows written";
-            LOG.info("Index population on {} at fence {} {} in {} ms: {}", dataTable, fence,
-                    committed ? "finished" : "was abandoned", getElapsedMillis(), rows);
+            LOG.info("Index population of {} on {} at fence {} {} in {} ms: {}{}", indexTable, dataTable, fence,
+                    committed ? "finished" : "was abandoned", getElapsedMillis(), rows,
+                    onRegionServers ? ", on the region servers (" + regionsDone.get() + " of " + regionsTotal
+                            + " regions)" : "");
             unregister();
         }
     }
@@ -81,8 +118,9 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         long now = System.nanoTime();
         long due = nextLogNanos.get();
         if (now >= due && nextLogNanos.compareAndSet(due, now + LOG_INTERVAL_NANOS)) {
-            LOG.info("Index population of {} on {}: {} rows scanned, {} index rows written, {} s", indexTable, dataTable,
-                    rowsScanned.get(), rowsWritten.get(), TimeUnit.NANOSECONDS.toSeconds(now - startNanos));
+            LOG.info("Index population of {} on {}: {} rows scanned, {} index rows written{}, {} s", indexTable,
+                    dataTable, rowsScanned.get(), rowsWritten.get(), onRegionServers ? ", regions " + regionsDone.get()
+                            + " of " + regionsTotal + " done" : "", TimeUnit.NANOSECONDS.toSeconds(now - startNanos));
         }
     }
 
@@ -113,6 +151,21 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     @Override
     public long getRowsWritten() {
         return rowsWritten.get();
+    }
+
+    @Override
+    public int getRegionsTotal() {
+        return regionsTotal;
+    }
+
+    @Override
+    public long getRegionsDone() {
+        return regionsDone.get();
+    }
+
+    @Override
+    public boolean isOnRegionServers() {
+        return onRegionServers;
     }
 
     @Override

@@ -107,6 +107,11 @@ final class PhoenixTxnClient implements PhoenixTransactionClient {
         return client;
     }
 
+    /** This client's HBase connection (null in unit tests built from parts). */
+    Connection hbase() {
+        return hbase;
+    }
+
     FastPathClient fastPath() {
         return fastPath;
     }

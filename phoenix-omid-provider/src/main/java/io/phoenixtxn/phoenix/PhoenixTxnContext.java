@@ -7,6 +7,7 @@ import io.phoenixtxn.client.fastpath.FastPathInDoubtException;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
+import io.phoenixtxn.index.IndexPopulation;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.WriteMode;
@@ -74,6 +75,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /** Set by commitDDLFence: the next begin() starts the index population transaction at the fence. */
     private volatile long pendingFence = -1;
     private volatile String pendingFenceTable;
+    /** The data table of the pending fence, as Phoenix passed it to commitDDLFence. */
+    private volatile PTable pendingFenceDataTable;
     /** Data tables as Phoenix sent this transaction's mutations (markDMLFence), by physical name. */
     private final Map<TableName, PTable> sentTables = new ConcurrentHashMap<>();
     /** Non-null while this context runs an index population. */
@@ -194,6 +197,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             pendingFence = -1;
             tx = client().populationAt(fence); // the fence holds the GC horizon while the population reads at it
             population = IndexBuildProgress.forFence(fence, pendingFenceTable);
+            populateOnRegionServers(pendingFenceDataTable);
             return;
         }
         sentTables.clear();
@@ -592,6 +596,32 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
     }
 
+    /**
+     * Runs the population on the region servers before Phoenix's own pass (an UPSERT SELECT through the client),
+     * which then reads no rows ({@link PhoenixTxnTable#getScanner}). A failure ends the population transaction and
+     * fails CREATE INDEX, leaving the index BUILDING as a failure of Phoenix's own pass does.
+     */
+    private void populateOnRegionServers(PTable dataTable) throws SQLException {
+        PhoenixTxnClient provider = phoenixClient();
+        if (dataTable == null || connection == null || provider.hbase() == null) {
+            return;
+        }
+        try {
+            IndexPopulation.onRegionServers(connection, dataTable, provider.txnClient(), provider.hbase(), tx,
+                    population, connection.getQueryServices().getProps()::get);
+        } catch (IOException | SQLException | RuntimeException e) {
+            Transaction failed = tx;
+            finishPopulation(false);
+            try {
+                provider.txnClient().abort(failed);
+            } catch (IOException | RuntimeException abortFailure) {
+                e.addSuppressed(abortFailure);
+            }
+            throw SqlErrors.failed("Index population of " + dataTable.getName() + " on the region servers failed: "
+                    + e.getMessage(), e);
+        }
+    }
+
     /** The index population this context runs, or null. */
     IndexBuildProgress population() {
         return population;
@@ -642,6 +672,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         phoenixClient().switches().refused(physical);
         tx = Transaction.readOnlyView(Snapshot.begin(fence));
         pendingFenceTable = physical.getNameAsString();
+        pendingFenceDataTable = dataTable;
         pendingFence = fence;
         LOG.info("Write fence on {} at {}", physical, fence);
         IndexBuildHooks.current().afterFence(physical.getNameAsString(), fence);

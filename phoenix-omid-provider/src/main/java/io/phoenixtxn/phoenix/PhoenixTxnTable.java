@@ -151,6 +151,11 @@ final class PhoenixTxnTable implements Table {
         // Phoenix puts its own server-time ranges on scans of transactional tables (CREATE INDEX's population:
         // [lower bound, now in ms); post-DDL scans): they are not in the versions' domain, and Phoenix's own Omid
         // table drops them likewise. The snapshot alone decides what the scan sees.
+        IndexBuildProgress population = context.population();
+        if (population != null && population.isPopulatedOnRegionServers()
+                && population.getDataTable().equals(table.getName().getNameAsString())) {
+            return PopulatedScanner.INSTANCE; // Phoenix's pass of a population the region servers already did
+        }
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
         ResultScanner scanner;
         try {
@@ -160,7 +165,6 @@ final class PhoenixTxnTable implements Table {
         } catch (IOException e) {
             throw DroppedTableReads.translate(table.getName(), e, context.metadataOwner());
         }
-        IndexBuildProgress population = context.population();
         return population == null ? scanner : new CountingScanner(scanner, population);
     }
 

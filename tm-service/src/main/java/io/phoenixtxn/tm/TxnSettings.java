@@ -419,6 +419,44 @@ public final class TxnSettings {
                     + "wrote nothing rolls back. 0: only then",
             R.CLIENT));
 
+    public static final Setting<Boolean> INDEX_POPULATION_ON_REGION_SERVERS = add(Setting.flag(Group.DATA_PLANE,
+            "phoenix.txn.index.population.on.region.servers", true,
+            "`true`: CREATE INDEX on a transactional table populates the index on the region servers, one scan per "
+                    + "region at the fence, nothing held on the client (design.md sec. 4.4); `false`, and for view, "
+                    + "partial and uncovered indexes: Phoenix's own pass, an UPSERT SELECT through the client",
+            R.CLIENT));
+
+    public static final Setting<Long> INDEX_POPULATION_THREADS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.index.population.threads", 8, 1, 1024,
+            "regions a region-server population works on at once; keep it well below the region servers' "
+                    + "`hbase.regionserver.handler.count`: a page holds a handler of its region server while it "
+                    + "writes index rows, which need a handler of the index region's server",
+            R.CLIENT));
+
+    public static final Setting<Long> INDEX_POPULATION_PAGE_ROWS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.index.population.page.rows", 10_000, 1, Integer.MAX_VALUE,
+            "data rows a region server populates per scan call before it reports progress (and the point a "
+                    + "resumed scan restarts from)",
+            R.CLIENT));
+
+    public static final Setting<Long> INDEX_POPULATION_PAGE_MS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.index.population.page.ms", 1_000, 1, 60_000,
+            "time a region server populates per scan call before it reports progress; keep it well below "
+                    + "`hbase.client.scanner.timeout.period`",
+            R.CLIENT));
+
+    public static final Setting<Long> INDEX_POPULATION_BATCH_ROWS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.index.population.batch.rows", 1_000, 1, 1_000_000,
+            "index rows a region server writes per batch: the memory one population scan holds there",
+            R.CLIENT));
+
+    public static final Setting<Long> INDEX_POPULATION_ATTEMPTS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.index.population.attempts", 3, 1, 100,
+            "attempts per region before a region-server population fails CREATE INDEX (each one resumes after the "
+                    + "last row reported; HBase's client scanner already retries region moves, splits and crashes "
+                    + "inside an attempt)",
+            R.CLIENT));
+
     public static final Setting<Boolean> TM_TLS_ENABLED = add(Setting.flag(Group.TM_SERVER,
             "phoenix.txn.tm.tls.enabled", false,
             "mutual TLS on the TM connection from key and trust stores: a TM server refuses, in the handshake and "

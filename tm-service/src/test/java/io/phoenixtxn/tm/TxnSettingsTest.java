@@ -69,6 +69,12 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.fastpath.switch.read.timeout.ms", 1_000L);
         expected.put("phoenix.txn.fastpath.switch.failure.cache.ms", 2_000L);
         expected.put("phoenix.txn.metadata.repair.ms", 1_000L);
+        expected.put("phoenix.txn.index.population.on.region.servers", true);
+        expected.put("phoenix.txn.index.population.threads", 8L);
+        expected.put("phoenix.txn.index.population.page.rows", 10_000L);
+        expected.put("phoenix.txn.index.population.page.ms", 1_000L);
+        expected.put("phoenix.txn.index.population.batch.rows", 1_000L);
+        expected.put("phoenix.txn.index.population.attempts", 3L);
         expected.put("phoenix.txn.gc.row.stream.max.cells", 2_000_000L);
         expected.put("phoenix.txn.tm.tls.enabled", false);
         expected.put("phoenix.txn.tm.tls.handshake.timeout.ms", 10_000L);

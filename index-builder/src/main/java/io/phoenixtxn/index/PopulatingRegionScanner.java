@@ -1,0 +1,220 @@
+package io.phoenixtxn.index;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.phoenixtxn.client.TransactionalTable;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
+import org.apache.hadoop.hbase.regionserver.RegionScanner;
+import org.apache.hadoop.hbase.regionserver.ScannerContext;
+import org.apache.phoenix.hbase.index.util.GenericKeyValueBuilder;
+import org.apache.phoenix.index.IndexMaintainer;
+
+/**
+ * Region-server side of a population ({@link PopulationScan}): wraps the region scanner of a transactional scan,
+ * which already sees exactly the population's snapshot (the snapshot read filter runs inside it, pending writers
+ * included), turns each visible row into its index rows with Phoenix's own {@link IndexMaintainer} (the code
+ * Phoenix's transactional index maintenance uses), marks them committed at the population's version and writes them
+ * to the index tables in batches of a bounded size. Each call returns one page: the index rows of the page are
+ * written before its progress cell is returned, so a scanner resumed after the last returned row misses nothing,
+ * and rows written again by a resumed scanner are the same cells (idempotent).
+ */
+public final class PopulatingRegionScanner implements RegionScanner {
+    /** Where index rows go: the region server's connection in production, a list in unit tests. */
+    interface IndexRowSink {
+        void write(TableName indexTable, List<Put> rows) throws IOException;
+    }
+
+    /** The index rows of one visible data row, uncommitted (versions are set here). */
+    interface IndexRowBuilder {
+        void build(byte[] dataRow, List<Cell> visibleCells, IndexRowConsumer out) throws IOException;
+    }
+
+    /** Receives one index row for one index table. */
+    interface IndexRowConsumer {
+        void accept(TableName indexTable, Put indexRow);
+    }
+
+    private final RegionScanner inner;
+    private final IndexRowBuilder builder;
+    private final IndexRowSink sink;
+    private final long version;
+    private final int pageRows;
+    private final long pageNanos;
+    private final int batchRows;
+    private final Map<TableName, List<Put>> pending = new LinkedHashMap<>();
+    private int pendingRows;
+    private boolean exhausted;
+
+    PopulatingRegionScanner(RegionScanner inner, IndexRowBuilder builder, IndexRowSink sink, long version,
+                            int pageRows, int pageMillis, int batchRows) {
+        this.inner = inner;
+        this.builder = builder;
+        this.sink = sink;
+        this.version = version;
+        this.pageRows = Math.max(1, pageRows);
+        this.pageNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(1, pageMillis));
+        this.batchRows = Math.max(1, batchRows);
+    }
+
+    /**
+     * The scanner a region observer returns from {@code postScannerOpen}: a population scanner for a population scan
+     * that reads at a snapshot, {@code scanner} itself for every other scan.
+     */
+    public static RegionScanner wrapIfPopulation(RegionCoprocessorEnvironment env, Scan scan, RegionScanner scanner,
+                                                 boolean readsAtSnapshot) throws IOException {
+        if (!PopulationScan.isPopulation(scan)) {
+            return scanner;
+        }
+        if (!readsAtSnapshot) {
+            scanner.close();
+            throw new org.apache.hadoop.hbase.DoNotRetryIOException("An index population scan of "
+                    + env.getRegionInfo().getTable() + " carries no snapshot: populations read at their fence");
+        }
+        List<IndexMaintainer> maintainers = IndexMaintainer.deserialize(scan.getAttribute(PopulationScan.MAINTAINERS),
+                true);
+        IndexRowSink sink = (table, rows) -> {
+            try (Table index = env.getConnection().getTable(table)) {
+                index.put(rows);
+            }
+        };
+        return new PopulatingRegionScanner(scanner, phoenixIndexRows(maintainers, PopulationScan.version(scan)), sink,
+                PopulationScan.version(scan),
+                PopulationScan.pageRows(scan), PopulationScan.pageMillis(scan), PopulationScan.batchRows(scan));
+    }
+
+    /**
+     * Index rows as Phoenix's transactional index maintenance builds them ({@code PhoenixIndexCodec}): the same
+     * {@link IndexMaintainer#buildUpdateMutation}, not verified (transactional indexes have no verify step).
+     */
+    static IndexRowBuilder phoenixIndexRows(List<IndexMaintainer> maintainers, long version) {
+        List<TableName> tables = new ArrayList<>();
+        for (IndexMaintainer maintainer : maintainers) {
+            tables.add(TableName.valueOf(maintainer.getIndexTableName()));
+        }
+        return (dataRow, cells, out) -> {
+            ImmutableBytesWritable rowKey = new ImmutableBytesWritable(dataRow);
+            for (int i = 0; i < maintainers.size(); i++) {
+                IndexMaintainer maintainer = maintainers.get(i);
+                Put put = maintainer.buildUpdateMutation(GenericKeyValueBuilder.INSTANCE,
+                        maintainer.createGetterFromKeyValues(dataRow, cells), rowKey, version, null, null, false);
+                if (put != null) {
+                    out.accept(tables.get(i), put);
+                }
+            }
+        };
+    }
+
+    @Override
+    public boolean nextRaw(List<Cell> result) throws IOException {
+        if (exhausted) {
+            return false;
+        }
+        long deadline = System.nanoTime() + pageNanos;
+        long scanned = 0;
+        long written = 0;
+        byte[] lastRow = null;
+        List<Cell> row = new ArrayList<>();
+        boolean more;
+        do {
+            row.clear();
+            more = inner.nextRaw(row);
+            if (!row.isEmpty()) {
+                lastRow = CellUtil.cloneRow(row.get(0));
+                scanned++;
+                written += indexRows(lastRow, row);
+                if (pendingRows >= batchRows) {
+                    flush();
+                }
+            }
+        } while (more && (lastRow == null || (scanned < pageRows && System.nanoTime() - deadline < 0)));
+        flush(); // before the progress cell: a resumed scanner starts after lastRow
+        if (lastRow != null) {
+            result.add(PopulationScan.progressCell(lastRow, scanned, written));
+        }
+        exhausted = !more;
+        return more;
+    }
+
+    private int indexRows(byte[] dataRow, List<Cell> cells) throws IOException {
+        int before = pendingRows;
+        builder.build(dataRow, cells, (table, put) -> {
+            pending.computeIfAbsent(table, t -> new ArrayList<>()).add(TransactionalTable.markCommitted(put, version,
+                    version));
+            pendingRows++;
+        });
+        return pendingRows - before;
+    }
+
+    private void flush() throws IOException {
+        for (Map.Entry<TableName, List<Put>> batch : pending.entrySet()) {
+            if (!batch.getValue().isEmpty()) {
+                sink.write(batch.getKey(), batch.getValue());
+                batch.setValue(new ArrayList<>());
+            }
+        }
+        pendingRows = 0;
+    }
+
+    @Override
+    public boolean nextRaw(List<Cell> result, ScannerContext scannerContext) throws IOException {
+        return nextRaw(result); // pages are bounded by rows and time here, not by HBase's size limits
+    }
+
+    @Override
+    public boolean next(List<Cell> result) throws IOException {
+        return nextRaw(result);
+    }
+
+    @Override
+    public boolean next(List<Cell> result, ScannerContext scannerContext) throws IOException {
+        return nextRaw(result);
+    }
+
+    @Override
+    public RegionInfo getRegionInfo() {
+        return inner.getRegionInfo();
+    }
+
+    @Override
+    public boolean isFilterDone() throws IOException {
+        return exhausted;
+    }
+
+    @Override
+    public boolean reseek(byte[] row) throws IOException {
+        throw new org.apache.hadoop.hbase.DoNotRetryIOException("A population scanner cannot reseek");
+    }
+
+    @Override
+    public long getMaxResultSize() {
+        return inner.getMaxResultSize();
+    }
+
+    @Override
+    public long getMvccReadPoint() {
+        return inner.getMvccReadPoint();
+    }
+
+    @Override
+    public int getBatch() {
+        return inner.getBatch();
+    }
+
+    @Override
+    public void close() throws IOException {
+        inner.close();
+    }
+}
