@@ -77,6 +77,15 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         onRegionServers = true;
     }
 
+    /** The region servers could not populate: Phoenix's pass through the client does, and counts here. */
+    void throughTheClient() {
+        onRegionServers = false;
+        regionsTotal = 0;
+        regionsDone.set(0);
+        rowsScanned.set(0);
+        rowsWritten.set(0);
+    }
+
     /** A page of a region-server population: rows scanned and index rows written there. */
     void page(long scanned, long written) {
         rowsWritten.addAndGet(written);

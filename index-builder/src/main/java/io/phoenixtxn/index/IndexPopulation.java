@@ -66,6 +66,7 @@ public final class IndexPopulation {
         } catch (RegionServerPopulation.NotSupportedException e) {
             LOG.warn("Index population of {} falls back to Phoenix's pass through the client: {}", indexes,
                     e.getMessage());
+            progress.throughTheClient();
             return false;
         }
         progress.populatedOnRegionServers();

@@ -10,31 +10,49 @@ import java.util.concurrent.TimeUnit;
 import io.phoenixtxn.client.TransactionalTable;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
+import org.apache.hadoop.hbase.DoNotRetryIOException;
 import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.BufferedMutator;
+import org.apache.hadoop.hbase.client.BufferedMutatorParams;
+import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 import org.apache.hadoop.hbase.regionserver.ScannerContext;
 import org.apache.phoenix.hbase.index.util.GenericKeyValueBuilder;
 import org.apache.phoenix.index.IndexMaintainer;
+import org.apache.phoenix.util.MetaDataUtil;
+import org.apache.phoenix.util.ServerUtil;
 
 /**
  * Region-server side of a population ({@link PopulationScan}): wraps the region scanner of a transactional scan,
  * which already sees exactly the population's snapshot (the snapshot read filter runs inside it, pending writers
  * included), turns each visible row into its index rows with Phoenix's own {@link IndexMaintainer} (the code
  * Phoenix's transactional index maintenance uses), marks them committed at the population's version and writes them
- * to the index tables in batches of a bounded size. Each call returns one page: the index rows of the page are
- * written before its progress cell is returned, so a scanner resumed after the last returned row misses nothing,
+ * to the index tables through buffered writers (batches are sent while the scan goes on; memory bounded by the
+ * batch size and the writers' buffers). Each call returns one page: the index rows of the page are flushed before
+ * its progress cell is returned, so a scanner resumed after the last returned row misses nothing,
  * and rows written again by a resumed scanner are the same cells (idempotent).
  */
 public final class PopulatingRegionScanner implements RegionScanner {
-    /** Where index rows go: the region server's connection in production, a list in unit tests. */
+    /**
+     * Where index rows go: buffered writers of the region server's index-writer connection in production (a batch
+     * is sent while the scan goes on), lists in unit tests.
+     */
     interface IndexRowSink {
+        /** Hands rows over; they may still be on their way when this returns. */
         void write(TableName indexTable, List<Put> rows) throws IOException;
+
+        /** Returns once every row handed over is written (or throws). */
+        default void flush() throws IOException {
+        }
+
+        default void close() throws IOException {
+        }
     }
 
     /** The index rows of one visible data row, uncommitted (versions are set here). */
@@ -46,6 +64,14 @@ public final class PopulatingRegionScanner implements RegionScanner {
     interface IndexRowConsumer {
         void accept(TableName indexTable, Put indexRow);
     }
+
+    /**
+     * How long one batch of index rows may take to write: well below the client's scanner timeout, so a page
+     * whose client gave up does not hold its handler for HBase's default operation timeout (20 minutes).
+     */
+    static final int WRITE_TIMEOUT_MS = 30_000;
+    /** Bytes of index rows a writer buffers before it sends them (in the background) for one population scan. */
+    static final long WRITE_BUFFER_BYTES = 4L << 20;
 
     private final RegionScanner inner;
     private final IndexRowBuilder builder;
@@ -80,19 +106,43 @@ public final class PopulatingRegionScanner implements RegionScanner {
         }
         if (!readsAtSnapshot) {
             scanner.close();
-            throw new org.apache.hadoop.hbase.DoNotRetryIOException("An index population scan of "
+            throw new DoNotRetryIOException("An index population scan of "
                     + env.getRegionInfo().getTable() + " carries no snapshot: populations read at their fence");
         }
-        List<IndexMaintainer> maintainers = IndexMaintainer.deserialize(scan.getAttribute(PopulationScan.MAINTAINERS),
-                true);
-        IndexRowSink sink = (table, rows) -> {
-            try (Table index = env.getConnection().getTable(table)) {
-                index.put(rows);
+        try {
+            List<IndexMaintainer> maintainers = IndexMaintainer.deserialize(
+                    scan.getAttribute(PopulationScan.MAINTAINERS), true);
+            TableName dataTable = env.getRegionInfo().getTable();
+            Connection writer = ServerUtil.ConnectionFactory.getConnection(
+                    ServerUtil.ConnectionType.INDEX_WRITER_CONNECTION, env);
+            for (IndexMaintainer maintainer : maintainers) {
+                checkIsIndexOf(writer, TableName.valueOf(maintainer.getIndexTableName()), dataTable);
             }
-        };
-        return new PopulatingRegionScanner(scanner, phoenixIndexRows(maintainers, PopulationScan.version(scan)), sink,
-                PopulationScan.version(scan),
-                PopulationScan.pageRows(scan), PopulationScan.pageMillis(scan), PopulationScan.batchRows(scan));
+            IndexRowSink sink = new BufferedSink(writer);
+            long version = PopulationScan.version(scan);
+            return new PopulatingRegionScanner(scanner, phoenixIndexRows(maintainers, version), sink, version,
+                    PopulationScan.pageRows(scan), PopulationScan.pageMillis(scan), PopulationScan.batchRows(scan));
+        } catch (IOException | RuntimeException e) {
+            scanner.close(); // HBase does not close a scanner whose opening failed in postScannerOpen
+            throw e;
+        }
+    }
+
+    /**
+     * A population writes with the region server's credentials: only to tables Phoenix created as indexes of the
+     * scanned table (their descriptor names it, {@code DATA_TABLE_NAME}), whatever the scan's attributes say.
+     */
+    private static void checkIsIndexOf(Connection connection, TableName index, TableName dataTable)
+            throws IOException {
+        String named;
+        try (Admin admin = connection.getAdmin()) {
+            named = admin.getDescriptor(index).getValue(MetaDataUtil.DATA_TABLE_NAME_PROP_NAME);
+        }
+        if (!dataTable.getNameAsString().equals(named)) {
+            throw new DoNotRetryIOException("An index population scan of " + dataTable + " names " + index
+                    + ", which is not an index of it (its " + MetaDataUtil.DATA_TABLE_NAME_PROP_NAME + " is " + named
+                    + ")");
+        }
     }
 
     /**
@@ -136,11 +186,12 @@ public final class PopulatingRegionScanner implements RegionScanner {
                 scanned++;
                 written += indexRows(lastRow, row);
                 if (pendingRows >= batchRows) {
-                    flush();
+                    handOver();
                 }
             }
         } while (more && (lastRow == null || (scanned < pageRows && System.nanoTime() - deadline < 0)));
-        flush(); // before the progress cell: a resumed scanner starts after lastRow
+        handOver();
+        sink.flush(); // before the progress cell: a resumed scanner starts after lastRow
         if (lastRow != null) {
             result.add(PopulationScan.progressCell(lastRow, scanned, written));
         }
@@ -158,7 +209,7 @@ public final class PopulatingRegionScanner implements RegionScanner {
         return pendingRows - before;
     }
 
-    private void flush() throws IOException {
+    private void handOver() throws IOException {
         for (Map.Entry<TableName, List<Put>> batch : pending.entrySet()) {
             if (!batch.getValue().isEmpty()) {
                 sink.write(batch.getKey(), batch.getValue());
@@ -166,6 +217,50 @@ public final class PopulatingRegionScanner implements RegionScanner {
             }
         }
         pendingRows = 0;
+    }
+
+    /** Buffered writers per index table, each sending full buffers in the background while the scan goes on. */
+    private static final class BufferedSink implements IndexRowSink {
+        private final Connection connection;
+        private final Map<TableName, BufferedMutator> writers = new LinkedHashMap<>();
+
+        BufferedSink(Connection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void write(TableName indexTable, List<Put> rows) throws IOException {
+            BufferedMutator writer = writers.get(indexTable);
+            if (writer == null) {
+                writer = connection.getBufferedMutator(new BufferedMutatorParams(indexTable)
+                        .writeBufferSize(WRITE_BUFFER_BYTES).operationTimeout(WRITE_TIMEOUT_MS));
+                writers.put(indexTable, writer);
+            }
+            writer.mutate(rows);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            for (BufferedMutator writer : writers.values()) {
+                writer.flush();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            IOException failure = null;
+            for (BufferedMutator writer : writers.values()) {
+                try {
+                    writer.close();
+                } catch (IOException e) {
+                    failure = e;
+                }
+            }
+            writers.clear();
+            if (failure != null) {
+                throw failure;
+            }
+        }
     }
 
     @Override
@@ -188,14 +283,19 @@ public final class PopulatingRegionScanner implements RegionScanner {
         return inner.getRegionInfo();
     }
 
+    /**
+     * The inner scanner's answer, never "exhausted": HBase ends the client's whole scan, not only this region, when
+     * a call returns no cells and the filter is done, and a region's last call returns no cells whenever its last
+     * rows are invisible at the snapshot; the scan must go on to the next region of its range (after a split).
+     */
     @Override
     public boolean isFilterDone() throws IOException {
-        return exhausted;
+        return inner.isFilterDone();
     }
 
     @Override
     public boolean reseek(byte[] row) throws IOException {
-        throw new org.apache.hadoop.hbase.DoNotRetryIOException("A population scanner cannot reseek");
+        throw new DoNotRetryIOException("A population scanner cannot reseek");
     }
 
     @Override
@@ -215,6 +315,10 @@ public final class PopulatingRegionScanner implements RegionScanner {
 
     @Override
     public void close() throws IOException {
-        inner.close();
+        try {
+            sink.close();
+        } finally {
+            inner.close();
+        }
     }
 }

@@ -17,17 +17,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a region-server population fills: every index of the data table that is BUILDING in the connection's
- * metadata cache when the population transaction begins. The index the running CREATE INDEX just created is among
- * them (Phoenix added it to this connection's cache as BUILDING and marks it ACTIVE only after the population); an
- * index another client is building at the same time may be too, and gets rows at this fence as well: consistent,
- * because this fence aborts every writer of the table that began before it, so the snapshot at the fence and every
- * later writer's index maintenance (versions above the fence) agree.
+ * What a region-server population fills: the one index of the data table that is BUILDING in the connection's
+ * metadata cache when the population transaction begins, the index the running CREATE INDEX just created (Phoenix
+ * added it to this connection's cache as BUILDING and marks it ACTIVE only after the population). When the cache
+ * lists more than one BUILDING index (another client's concurrent build, or one a failed build left behind) it is
+ * not known here which one Phoenix's pass fills, and Phoenix's pass populates.
  *
  * <p>Only a plain table's own indexes are populated here. A view's index (its rows are a subset of the physical
  * table's, chosen by the view's WHERE and tenant), a partial index ({@code CREATE INDEX ... WHERE}), an uncovered
  * or local index, a table being transformed and a tenant-specific connection keep Phoenix's own pass through the
- * client: if any BUILDING index is one of them, Phoenix's pass populates them all.
+ * client.
  */
 public final class PopulationPlan {
     private static final Logger LOG = LoggerFactory.getLogger(PopulationPlan.class);
@@ -63,9 +62,11 @@ public final class PopulationPlan {
                 building.add(index);
             }
         }
-        if (building.isEmpty()) {
-            LOG.info("Index population of {} runs through the client (Phoenix's pass): no BUILDING index in this"
-                    + " connection's metadata", dataTable.getName());
+        if (building.size() != 1) {
+            // The one CREATE INDEX being built is the connection's only BUILDING index; with more (another client's
+            // concurrent build, one left behind by a failed build) which one Phoenix's pass fills is not known here.
+            LOG.info("Index population of {} runs through the client (Phoenix's pass): {} BUILDING indexes in this"
+                    + " connection's metadata, not one", dataTable.getName(), building.size());
             return Optional.empty();
         }
         ImmutableBytesWritable serialized = new ImmutableBytesWritable();

@@ -2,12 +2,13 @@ package io.phoenixtxn.index;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.hadoop.hbase.client.Result;
@@ -53,6 +54,7 @@ public final class RegionServerPopulation {
 
     private static final long FIRST_PAUSE_MS = 500;
     private static final long MAX_PAUSE_MS = 10_000;
+    private static final long STOP_WAIT_S = 60;
 
     private final ScanOpener opener;
     private final Settings settings;
@@ -78,18 +80,19 @@ public final class RegionServerPopulation {
             t.setDaemon(true);
             return t;
         });
+        AtomicBoolean cancelled = new AtomicBoolean();
+        CompletionService<Void> done = new ExecutorCompletionService<>(pool);
         try {
-            List<Future<?>> done = new ArrayList<>();
             for (int i = 0; i < ranges; i++) {
                 byte[] start = startEndKeys.getFirst()[i];
                 byte[] stop = startEndKeys.getSecond()[i];
-                done.add(pool.submit(() -> {
-                    populateRange(start, stop, maintainers, version, progress);
+                done.submit(() -> {
+                    populateRange(start, stop, maintainers, version, progress, cancelled);
                     return null;
-                }));
+                });
             }
-            for (Future<?> range : done) {
-                range.get();
+            for (int i = 0; i < ranges; i++) {
+                done.take().get(); // in completion order: the first failure stops the others at once
             }
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -101,20 +104,36 @@ public final class RegionServerPopulation {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while populating the index on the region servers");
         } finally {
+            // No range may open a scan at the fence once the population's transaction can end.
+            cancelled.set(true);
             pool.shutdownNow();
+            awaitStopped(pool);
+        }
+    }
+
+    private static void awaitStopped(ExecutorService pool) {
+        try {
+            if (!pool.awaitTermination(STOP_WAIT_S, TimeUnit.SECONDS)) {
+                LOG.warn("Index population threads still running {} s after the population ended", STOP_WAIT_S);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
     private void populateRange(byte[] start, byte[] stop, byte[] maintainers, long version,
-                               IndexBuildProgress progress) throws IOException {
+                               IndexBuildProgress progress, AtomicBoolean cancelled) throws IOException {
         byte[] resumeAfter = null;
         for (int attempt = 1; ; attempt++) {
+            if (cancelled.get()) {
+                throw new InterruptedIOException("Index population stopped (another range failed)");
+            }
             Scan scan = new Scan().withStartRow(resumeAfter == null ? start : resumeAfter, resumeAfter == null)
                     .withStopRow(stop, false).setCaching(1).setCacheBlocks(false);
             PopulationScan.mark(scan, maintainers, version, settings.pageRows(), settings.pageMillis(),
                     settings.batchRows());
             try (ResultScanner scanner = opener.open(scan)) {
-                for (Result result = scanner.next(); result != null; result = scanner.next()) {
+                for (Result result = scanner.next(); result != null && !cancelled.get(); result = scanner.next()) {
                     PopulationScan.Page page = PopulationScan.page(result);
                     if (page == null) {
                         throw new NotSupportedException("The region server holding row "
@@ -124,12 +143,15 @@ public final class RegionServerPopulation {
                     resumeAfter = page.lastRow();
                     progress.page(page.scanned(), page.written());
                 }
+                if (cancelled.get()) {
+                    throw new InterruptedIOException("Index population stopped (another range failed)");
+                }
                 progress.regionDone();
                 return;
-            } catch (NotSupportedException e) {
+            } catch (NotSupportedException | InterruptedIOException e) {
                 throw e;
             } catch (IOException | RuntimeException e) {
-                if (attempt >= settings.attempts() || Thread.currentThread().isInterrupted()) {
+                if (attempt >= settings.attempts() || Thread.currentThread().isInterrupted() || cancelled.get()) {
                     throw new IOException("Index population of rows [" + Bytes.toStringBinary(start) + ", "
                             + Bytes.toStringBinary(stop) + ") failed after " + attempt + " attempts (last row done: "
                             + (resumeAfter == null ? "none" : Bytes.toStringBinary(resumeAfter)) + "): " + e, e);

@@ -36,12 +36,22 @@ class PopulatingRegionScannerTest {
 
     @Test
     void eachPageWritesItsIndexRowsBeforeReportingItsLastRowAndNeverHoldsMoreThanABatch() throws IOException {
+        List<String> inFlight = new ArrayList<>();
         List<String> written = new ArrayList<>();
         List<Integer> batchSizes = new ArrayList<>();
-        PopulatingRegionScanner.IndexRowSink sink = (table, rows) -> {
-            batchSizes.add(rows.size());
-            for (Put p : rows) {
-                written.add(Bytes.toString(p.getRow()));
+        PopulatingRegionScanner.IndexRowSink sink = new PopulatingRegionScanner.IndexRowSink() {
+            @Override
+            public void write(TableName indexTable, List<Put> rows) {
+                batchSizes.add(rows.size());
+                for (Put p : rows) {
+                    inFlight.add(Bytes.toString(p.getRow()));
+                }
+            }
+
+            @Override
+            public void flush() {
+                written.addAll(inFlight); // durable only once flushed
+                inFlight.clear();
             }
         };
         PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(7), BY_VALUE, sink, VERSION, 3, 60_000, 2);
@@ -53,7 +63,8 @@ class PopulatingRegionScannerTest {
         assertEquals("r2", Bytes.toString(first.lastRow()));
         assertEquals(3, first.scanned());
         assertEquals(3, first.written());
-        assertEquals(List.of("v0", "v1", "v2"), written, "every index row of the page is written before it is reported");
+        assertEquals(List.of("v0", "v1", "v2"), written, "every index row of the page is flushed before it is reported");
+        assertTrue(inFlight.isEmpty());
 
         page.clear();
         assertTrue(scanner.nextRaw(page));
@@ -85,6 +96,23 @@ class PopulatingRegionScannerTest {
         }
     }
 
+    /**
+     * HBase ends the client's whole scan (not only this region) when a call returns no cells and the scanner's filter
+     * is done: a region whose last rows are invisible ends with such a call, and the range may go on in the next
+     * region (after a split).
+     */
+    @Test
+    void aRegionEndingInInvisibleRowsDoesNotEndTheClientsScan() throws IOException {
+        PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(2, 3), BY_VALUE, (t, r) -> { },
+                VERSION, 2, 60_000, 10); // a page ends on the last visible row
+        List<Cell> page = new ArrayList<>();
+        assertTrue(scanner.nextRaw(page), "rows r0, r1, then the invisible r2 still to come");
+        page.clear();
+        assertFalse(scanner.nextRaw(page));
+        assertTrue(page.isEmpty(), "the region's last call returns no cells");
+        assertFalse(scanner.isFilterDone(), "so the filter must not say it is done");
+    }
+
     @Test
     void anEmptyRangeReportsNothing() throws IOException {
         PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(0), BY_VALUE, (t, r) -> {
@@ -108,17 +136,27 @@ class PopulatingRegionScannerTest {
 
     /** A region of {@code n} rows r0..r(n-1), each with one visible cell V = v<i>. */
     private static RegionScanner rows(int n) {
+        return rows(n, n);
+    }
+
+    /**
+     * A region of {@code total} rows of which the first {@code visible} have a visible cell; the others are hidden
+     * by the snapshot, so the call that reaches them returns no cells, as a filtered region scanner does.
+     */
+    private static RegionScanner rows(int visible, int total) {
         return new RegionScanner() {
             private int next;
 
             @Override
             public boolean nextRaw(List<Cell> result) {
-                if (next < n) {
+                if (next < visible) {
                     result.add(new KeyValue(Bytes.toBytes("r" + next), F, Bytes.toBytes("V"), 5L,
                             Bytes.toBytes("v" + next)));
                     next++;
+                    return next < total;
                 }
-                return next < n;
+                next = total; // the rest is filtered out in one call
+                return false;
             }
 
             @Override

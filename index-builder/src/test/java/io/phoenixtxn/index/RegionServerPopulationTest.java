@@ -3,6 +3,7 @@ package io.phoenixtxn.index;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -84,6 +85,21 @@ class RegionServerPopulationTest {
     }
 
     @Test
+    void aRangeThatFailsStopsTheOthersInsteadOfWaitingForThem() {
+        RegionServerPopulation population = new RegionServerPopulation(scan -> {
+            if (scan.getStartRow().length == 0) {
+                throw new IOException("the first region's server is gone");
+            }
+            return endlessPages(); // without the stop, this range never ends
+        }, new RegionServerPopulation.Settings(4, 10, 1000, 100, 1));
+        IndexBuildProgress progress = IndexBuildProgress.forFence(9005, "T");
+        IOException e = assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+                () -> assertThrows(IOException.class, () -> population.run(ranges(new byte[0], Bytes.toBytes("m")),
+                        MAINTAINERS, 1, progress)));
+        assertTrue(e.getMessage().contains("the first region's server is gone"), e.getMessage());
+    }
+
+    @Test
     void aRegionServerAnsweringWithDataRowsIsNotSupportedAndNotRetried() {
         List<Scan> opened = Collections.synchronizedList(new ArrayList<>());
         RegionServerPopulation population = new RegionServerPopulation(scan -> {
@@ -94,6 +110,11 @@ class RegionServerPopulationTest {
         assertThrows(RegionServerPopulation.NotSupportedException.class, () -> population.run(
                 ranges(new byte[0]), MAINTAINERS, 1, IndexBuildProgress.forFence(9004, "T")));
         assertEquals(1, opened.size());
+    }
+
+    private static ResultScanner endlessPages() {
+        long[] n = {0};
+        return scannerOf(() -> page("m" + (n[0]++), 1, 1));
     }
 
     private static Result page(String lastRow, long scanned, long written) {
@@ -112,16 +133,27 @@ class RegionServerPopulationTest {
     /** Returns {@code results}, then throws {@code failure} if given, else ends. */
     private static ResultScanner scanner(List<Result> results, IOException failure) {
         Iterator<Result> it = results.iterator();
+        return scannerOf(() -> {
+            if (it.hasNext()) {
+                return it.next();
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            return null;
+        });
+    }
+
+    /** What a scanner's next() returns, call by call. */
+    private interface NextResult {
+        Result next() throws IOException;
+    }
+
+    private static ResultScanner scannerOf(NextResult next) {
         return new ResultScanner() {
             @Override
             public Result next() throws IOException {
-                if (it.hasNext()) {
-                    return it.next();
-                }
-                if (failure != null) {
-                    throw failure;
-                }
-                return null;
+                return next.next();
             }
 
             @Override

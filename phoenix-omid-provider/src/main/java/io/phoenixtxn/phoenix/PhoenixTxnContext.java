@@ -200,6 +200,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             populateOnRegionServers(pendingFenceDataTable);
             return;
         }
+        abandonPopulation(); // a population that ended without commit or rollback (e.g. its statement failed)
         sentTables.clear();
         clearDeferred();
         lostWrites = null;
@@ -611,6 +612,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
                     population, connection.getQueryServices().getProps()::get);
         } catch (IOException | SQLException | RuntimeException e) {
             Transaction failed = tx;
+            tx = null; // the statements that follow must not run inside the population's transaction
             finishPopulation(false);
             try {
                 provider.txnClient().abort(failed);
@@ -625,6 +627,19 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     /** The index population this context runs, or null. */
     IndexBuildProgress population() {
         return population;
+    }
+
+    /** Whether this context's running transaction is {@code progress}'s population (id = snapshot = its fence). */
+    boolean runsPopulation(IndexBuildProgress progress) {
+        Transaction current = tx;
+        return current != null && current.txId() == progress.getFenceTimestamp();
+    }
+
+    /** Forgets a population whose transaction ended without passing through commit or abort here. */
+    private void abandonPopulation() {
+        if (population != null) {
+            finishPopulation(false);
+        }
     }
 
     private void finishPopulation(boolean committed) {
@@ -731,6 +746,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public void reset() {
         tx = null;
+        abandonPopulation();
         clearDeferred();
         lostWrites = null;
         provisionalId = 0;

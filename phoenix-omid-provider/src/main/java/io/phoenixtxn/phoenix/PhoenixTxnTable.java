@@ -153,8 +153,9 @@ final class PhoenixTxnTable implements Table {
         // table drops them likewise. The snapshot alone decides what the scan sees.
         IndexBuildProgress population = context.population();
         if (population != null && population.isPopulatedOnRegionServers()
+                && context.runsPopulation(population)
                 && population.getDataTable().equals(table.getName().getNameAsString())) {
-            return PopulatedScanner.INSTANCE; // Phoenix's pass of a population the region servers already did
+            return new PopulatedScanner(); // Phoenix's pass of a population the region servers already did
         }
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
         ResultScanner scanner;

@@ -10,6 +10,7 @@ import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.client.fastpath.FastPathWriteConflictException;
 import io.phoenixtxn.coprocessor.SnapshotReadObserver;
+import io.phoenixtxn.it.RegionServerFaults;
 import io.phoenixtxn.stack.EmbeddedStack;
 import io.phoenixtxn.tm.discovery.TmHandle;
 import io.phoenixtxn.tm.discovery.TmLocator;
@@ -28,7 +29,6 @@ import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.hadoop.hbase.util.JVMClusterUtil;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -38,7 +38,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -252,37 +251,15 @@ class FastPathRegionMovesIT {
     }
 
     private static HRegionServer regionServer(ServerName server) {
-        for (JVMClusterUtil.RegionServerThread rst : stack.hbase().getMiniHBaseCluster().getLiveRegionServerThreads()) {
-            if (rst.getRegionServer().getServerName().equals(server)) {
-                return rst.getRegionServer();
-            }
-        }
-        throw new IllegalStateException(server + " is not a live region server");
+        return RegionServerFaults.regionServer(stack.hbase(), server);
     }
 
     private static List<ServerName> liveServers() {
-        List<ServerName> servers = new ArrayList<>();
-        for (JVMClusterUtil.RegionServerThread rst : stack.hbase().getMiniHBaseCluster().getLiveRegionServerThreads()) {
-            if (!rst.getRegionServer().isAborted() && !rst.getRegionServer().isStopped()) {
-                servers.add(rst.getRegionServer().getServerName());
-            }
-        }
-        servers.sort(null);
-        return servers;
+        return RegionServerFaults.liveServers(stack.hbase());
     }
 
     private static void crash(ServerName server) throws Exception {
-        MiniHBaseCluster cluster = stack.hbase().getMiniHBaseCluster();
-        List<JVMClusterUtil.RegionServerThread> threads = cluster.getRegionServerThreads();
-        for (int i = 0; i < threads.size(); i++) {
-            if (threads.get(i).getRegionServer().getServerName().equals(server)) {
-                cluster.abortRegionServer(i);
-                cluster.waitOnRegionServer(i);
-                break;
-            }
-        }
-        stack.hbase().waitFor(WAIT_MS, () -> !liveServers().contains(server) && !stack.hbase().getMiniHBaseCluster()
-                .getMaster().getServerManager().getOnlineServersList().contains(server));
+        RegionServerFaults.crash(stack.hbase(), server, WAIT_MS);
     }
 
     private static void moveTo(TableName name, byte[] row, ServerName server) throws Exception {
