@@ -44,9 +44,6 @@ public final class PopulatingRegionScanner implements RegionScanner {
         /** Returns once every row handed over is written (or throws). */
         default void flush() throws IOException {
         }
-
-        default void close() throws IOException {
-        }
     }
 
     /** The index rows of one visible data row, uncommitted (versions are set here). */
@@ -269,10 +266,6 @@ public final class PopulatingRegionScanner implements RegionScanner {
 
     @Override
     public void close() throws IOException {
-        try {
-            sink.close();
-        } finally {
-            inner.close();
-        }
+        inner.close();
     }
 }

@@ -1,7 +1,5 @@
 package io.phoenixtxn.index;
 
-import java.util.Arrays;
-
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
@@ -79,17 +77,6 @@ public final class PopulationScan {
 
     /** One page of a region's population as the client receives it. */
     record Page(byte[] lastRow, long scanned, long written) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Page p && Arrays.equals(lastRow, p.lastRow) && scanned == p.scanned
-                    && written == p.written;
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * Arrays.hashCode(lastRow) + Long.hashCode(scanned + 31 * written);
-        }
-
         @Override
         public String toString() {
             return "Page{" + Bytes.toStringBinary(lastRow) + ", scanned=" + scanned + ", written=" + written + "}";
