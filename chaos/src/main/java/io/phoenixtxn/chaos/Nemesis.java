@@ -48,6 +48,8 @@ final class Nemesis {
     /** How long a fault that needs a running client waits for one (a killed client's successor sets up first). */
     static final Duration CLIENT_WAIT_MAX = Duration.ofSeconds(120);
     static final Duration INDEX_MAX = Duration.ofSeconds(300);
+    /** How long a move whose answer was lost may take to settle before the nemesis calls it failed. */
+    static final Duration MOVE_SETTLE_MAX = Duration.ofSeconds(60);
     static final long INDEX_HOLD_MS = 5_000;
     static final long ZK_DOWN_MS = 1_000;
     /** Past the session timeout after a ZooKeeper restart: a server's abort on expiry takes a moment. */
@@ -445,7 +447,20 @@ final class Nemesis {
         }
         ServerName to = servers.get(random.nextInt(servers.size()));
         long start = clock.now();
-        admin.move(region.getRegion().getEncodedNameAsBytes(), to);
+        try {
+            admin.move(region.getRegion().getEncodedNameAsBytes(), to);
+        } catch (IOException e) {
+            // The master runs the move to its end before it answers; on a loaded machine the driver's 5 s call
+            // times out while the move goes on, and the retries then find the region in transition. The call's
+            // outcome is unknown, so look: a region that settles on another server was moved.
+            ServerName settled = settledServer(admin, table, region.getRegion());
+            if (settled == null || settled.equals(region.getServerName())) {
+                throw e;
+            }
+            r.note("the move's answer was lost (" + firstLine(e) + "); the region settled on "
+                    + cluster.roleOf(settled));
+            to = settled;
+        }
         r.note("moved " + table + "/" + region.getRegion().getEncodedName() + " from "
                 + cluster.roleOf(region.getServerName()) + " to " + cluster.roleOf(to) + " in "
                 + RunClock.seconds(clock.now() - start));
@@ -455,6 +470,39 @@ final class Nemesis {
         } else {
             affected.add(owner.id());
         }
+    }
+
+    /**
+     * The server hosting the region once it is out of transition, or null if it did not settle within
+     * MOVE_SETTLE_MAX. Questions that fail while regions move are asked again.
+     */
+    private ServerName settledServer(Admin admin, String table, RegionInfo region) {
+        long deadline = System.nanoTime() + MOVE_SETTLE_MAX.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                boolean inTransition = admin.getClusterMetrics(java.util.EnumSet.of(
+                                org.apache.hadoop.hbase.ClusterMetrics.Option.REGIONS_IN_TRANSITION))
+                        .getRegionStatesInTransition().stream()
+                        .anyMatch(s -> s.getRegion().getEncodedName().equals(region.getEncodedName()));
+                if (!inTransition) {
+                    for (HRegionLocation location : cluster.regions(TableName.valueOf(table))) {
+                        if (location.getRegion().getEncodedName().equals(region.getEncodedName())
+                                && location.getServerName() != null) {
+                            return location.getServerName();
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // asked again below
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        return null;
     }
 
     /** A row key from the middle of the table's first rows, or null if it has fewer than two. */
