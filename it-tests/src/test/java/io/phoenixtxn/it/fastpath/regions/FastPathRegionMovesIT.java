@@ -10,11 +10,11 @@ import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.fastpath.FastPathTable;
 import io.phoenixtxn.client.fastpath.FastPathWriteConflictException;
 import io.phoenixtxn.coprocessor.SnapshotReadObserver;
+import io.phoenixtxn.it.RegionFaultsStack;
 import io.phoenixtxn.it.RegionServerFaults;
 import io.phoenixtxn.stack.EmbeddedStack;
 import io.phoenixtxn.tm.discovery.TmHandle;
 import io.phoenixtxn.tm.discovery.TmLocator;
-import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -46,7 +46,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The local version clock across region moves, splits and a region-server crash and restart (VLDB'18 sec. 4.3; issue
@@ -62,7 +61,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class FastPathRegionMovesIT {
-    static final String OWN_JVM_PROPERTY = "phoenixtxn.it.fastpath-regions-jvm";
     private static final byte[] FAMILY = Bytes.toBytes("f");
     private static final byte[] QUALIFIER = Bytes.toBytes("v");
     private static final long WAIT_MS = 120_000;
@@ -79,30 +77,19 @@ class FastPathRegionMovesIT {
 
     @BeforeAll
     static void start() throws Exception {
-        assumeTrue(Boolean.getBoolean(OWN_JVM_PROPERTY), "FastPathRegionMovesIT moves, splits and kills region servers"
-                + " and runs only in its own JVM (failsafe execution fastpath-region-its, which sets -D"
-                + OWN_JVM_PROPERTY + "=true)");
-        stack = EmbeddedStack.start();
+        stack = RegionFaultsStack.get("FastPathRegionMovesIT");
         tm = TmLocator.locate(stack.configuration()::get);
         client = new TxnClient(connection(), tm, TxnClientConfig.from(stack.configuration()::get)
                 .withPostCommitMode(TxnClientConfig.PostCommitMode.SYNC));
         fastPath = new FastPathClient(client);
-        client.abort(client.begin()); // the commit table and the TM exist before the other servers start
-        original = liveServers().get(0);
-        MiniHBaseCluster cluster = stack.hbase().getMiniHBaseCluster();
-        serverA = cluster.startRegionServer().getRegionServer().getServerName();
-        serverB = cluster.startRegionServer().getRegionServer().getServerName();
-        try (Admin admin = connection().getAdmin()) {
-            admin.balancerSwitch(false, true); // regions stay where the tests put them
-        }
-        awaitOnlineAtMaster(serverA);
-        awaitOnlineAtMaster(serverB);
+        original = RegionFaultsStack.original();
+        List<ServerName> spares = RegionFaultsStack.spares();
+        serverA = spares.get(0);
+        serverB = spares.get(1);
     }
 
-    /** A server the master does not list yet is no destination: a move there would pick another server. */
     private static void awaitOnlineAtMaster(ServerName server) throws Exception {
-        stack.hbase().waitFor(WAIT_MS, () -> liveServers().contains(server) && stack.hbase().getMiniHBaseCluster()
-                .getMaster().getServerManager().getOnlineServersList().contains(server));
+        RegionFaultsStack.awaitOnlineAtMaster(server);
     }
 
     @AfterAll
@@ -112,9 +99,6 @@ class FastPathRegionMovesIT {
         }
         if (tm != null) {
             tm.close();
-        }
-        if (stack != null) {
-            stack.close();
         }
     }
 

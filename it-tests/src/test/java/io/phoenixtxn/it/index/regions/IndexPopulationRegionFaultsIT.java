@@ -2,7 +2,6 @@ package io.phoenixtxn.it.index.regions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -23,17 +22,16 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.phoenixtxn.admin.IndexVerifier;
 import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
+import io.phoenixtxn.it.RegionFaultsStack;
 import io.phoenixtxn.it.RegionServerFaults;
 import io.phoenixtxn.stack.EmbeddedStack;
 import io.phoenixtxn.tm.TxnSettings;
-import org.apache.hadoop.hbase.MiniHBaseCluster;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.regionserver.HRegionServer;
 import org.apache.phoenix.schema.types.PLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -52,7 +50,6 @@ import org.junit.jupiter.api.Timeout;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class IndexPopulationRegionFaultsIT {
-    private static final String OWN_JVM_PROPERTY = "phoenixtxn.it.fastpath-regions-jvm";
     private static final long WAIT_MS = 120_000;
     private static final int ROWS = 300;
     private static final AtomicInteger TABLES = new AtomicInteger();
@@ -64,30 +61,13 @@ class IndexPopulationRegionFaultsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        assumeTrue(Boolean.getBoolean(OWN_JVM_PROPERTY), "IndexPopulationRegionFaultsIT splits, moves and kills region"
-                + " servers and runs only in its own JVM (failsafe execution fastpath-region-its)");
-        stack = EmbeddedStack.start();
+        stack = RegionFaultsStack.get("IndexPopulationRegionFaultsIT");
         props = new Properties();
         props.setProperty(TxnSettings.INDEX_POPULATION_PAGE_ROWS.key(), "10");
         props.setProperty(TxnSettings.INDEX_POPULATION_ATTEMPTS.key(), "10");
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE WARM (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true"); // system tables here
-        }
-        MiniHBaseCluster cluster = stack.hbase().getMiniHBaseCluster();
-        serverA = cluster.startRegionServer().getRegionServer().getServerName();
-        serverB = cluster.startRegionServer().getRegionServer().getServerName();
-        try (Admin admin = stack.hbase().getConnection().getAdmin()) {
-            admin.balancerSwitch(false, true);
-        }
-        stack.hbase().waitFor(WAIT_MS, () -> cluster.getMaster().getServerManager().getOnlineServersList()
-                .containsAll(List.of(serverA, serverB)));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (stack != null) {
-            stack.close();
-        }
+        List<ServerName> spares = RegionFaultsStack.spares();
+        serverA = spares.get(0);
+        serverB = spares.get(1);
     }
 
     @AfterEach
