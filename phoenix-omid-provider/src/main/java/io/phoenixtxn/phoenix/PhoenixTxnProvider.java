@@ -103,6 +103,7 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
 
     @Override
     public Put markPutAsCommitted(Put put, long timestamp, long commitTimestamp) {
+        IndexToolRefusal.refuseIndexToolCaller();
         return TransactionalTable.markCommitted(put, timestamp, commitTimestamp);
     }
 

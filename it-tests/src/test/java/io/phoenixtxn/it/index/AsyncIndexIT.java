@@ -1,0 +1,177 @@
+package io.phoenixtxn.it.index;
+
+import io.phoenixtxn.it.SharedStack;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Put;
+import org.apache.hadoop.hbase.client.Result;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
+import org.apache.hadoop.hbase.client.Table;
+import org.apache.hadoop.hbase.mapreduce.TableOutputFormat;
+import org.apache.hadoop.hbase.util.Bytes;
+import org.apache.log4j.AppenderSkeleton;
+import org.apache.log4j.spi.LoggingEvent;
+import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.mapreduce.index.DirectHTableWriter;
+import org.apache.phoenix.mapreduce.index.IndexTool;
+import org.apache.phoenix.mapreduce.util.PhoenixConfigurationUtil;
+import org.apache.phoenix.query.QueryServices;
+import org.apache.phoenix.schema.PIndexState;
+import org.apache.phoenix.util.PhoenixRuntime;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code CREATE INDEX ... ASYNC} on a transactional table (docs/compatibility.md, "ASYNC indexes"). Phoenix's
+ * IndexTool reads the data table without a snapshot and writes at a timestamp the TM never issued, and the ASYNC
+ * statement takes no fence: the provider refuses IndexTool's writes (its job fails, the index stays empty and
+ * BUILDING). {@code ALTER INDEX ... REBUILD} builds the index through Phoenix's synchronous path: a fence at the TM
+ * (a writer that began before it aborts with 523) and a population at the fence, so the index equals the table,
+ * rows of rolled-back transactions excluded.
+ */
+@Timeout(value = 4, unit = TimeUnit.MINUTES)
+class AsyncIndexIT {
+    private static final AtomicInteger TABLES = new AtomicInteger();
+    private static final int ROWS = 40;
+
+    @Test
+    void indexToolIsRefusedOnATransactionalTableAndWritesNothing() throws Exception {
+        String table = "ASYNC_TOOL_" + TABLES.incrementAndGet();
+        String index = table + "_I";
+        createLoadedTableWithAsyncIndex(table, index);
+        Configuration conf = new Configuration(SharedStack.get().configuration());
+        conf.set(QueryServices.TRANSACTIONS_ENABLED, "true");
+
+        // IndexTool's writer, called as its mapper calls it: refused with the way that works
+        Configuration writerConf = new Configuration(conf);
+        writerConf.set(TableOutputFormat.OUTPUT_TABLE, index);
+        writerConf.set(PhoenixConfigurationUtil.TX_SCN_VALUE, Long.toString(System.currentTimeMillis() * 1_000_000L));
+        writerConf.set(PhoenixConfigurationUtil.TX_PROVIDER, "OMID");
+        DirectHTableWriter writer = new DirectHTableWriter(writerConf);
+        Put put = new Put(Bytes.toBytes("x")).addColumn(Bytes.toBytes("0"), Bytes.toBytes("q"), Bytes.toBytes("v"));
+        UnsupportedOperationException refused = assertThrows(UnsupportedOperationException.class,
+                () -> writer.write(List.of(put)));
+        assertTrue(refused.getMessage().contains("ALTER INDEX <index> ON <table> REBUILD"), refused.getMessage());
+
+        // the whole tool: its MapReduce job (local runner, this JVM) fails on the refusal
+        List<String> failures = new CopyOnWriteArrayList<>();
+        AppenderSkeleton capture = new AppenderSkeleton() {
+            @Override
+            protected void append(LoggingEvent event) {
+                String[] trace = event.getThrowableStrRep();
+                if (trace != null) {
+                    failures.add(String.join("\n", trace));
+                }
+            }
+
+            @Override
+            public void close() {
+            }
+
+            @Override
+            public boolean requiresLayout() {
+                return false;
+            }
+        };
+        org.apache.log4j.Logger.getRootLogger().addAppender(capture);
+        int status;
+        try {
+            IndexTool tool = new IndexTool();
+            tool.setConf(conf);
+            status = tool.run(new String[] {"--data-table=" + table, "--index-table=" + index, "-runfg",
+                    "-op", "/tmp/" + UUID.randomUUID()});
+        } finally {
+            org.apache.log4j.Logger.getRootLogger().removeAppender(capture);
+        }
+        assertNotEquals(0, status, "IndexTool's job must fail");
+        assertTrue(failures.stream().anyMatch(f -> f.contains("IndexTool cannot build an index of a transactional")),
+                "the job failed on the refusal, not on something else: " + failures);
+        assertEquals(0, rawRows(index), "IndexTool wrote nothing to the index");
+        assertEquals(PIndexState.BUILDING, indexState(index));
+    }
+
+    @Test
+    void alterIndexRebuildBuildsAnAsyncIndexAtAFence() throws Exception {
+        String table = "ASYNC_REBUILD_" + TABLES.incrementAndGet();
+        String index = table + "_I";
+        createLoadedTableWithAsyncIndex(table, index);
+        try (Connection writer = SharedStack.connect(); Connection ddl = SharedStack.connect();
+             Statement w = writer.createStatement(); Statement d = ddl.createStatement()) {
+            writer.setAutoCommit(false);
+            // began before the rebuild's fence, after the index exists (it maintains the index)
+            IndexChecks.rows(writer, "SELECT K, V FROM " + table + " WHERE K = 7");
+            w.executeUpdate("UPSERT INTO " + table + " VALUES (7, 'before-fence')");
+
+            d.execute("ALTER INDEX " + index + " ON " + table + " REBUILD");
+
+            SQLException fenced = assertThrows(SQLException.class, writer::commit);
+            assertEquals(523, fenced.getErrorCode(), fenced.toString());
+            writer.rollback();
+            assertEquals(PIndexState.ACTIVE, indexState(index));
+            Map<Long, String> rows = IndexChecks.assertIndexEqualsTable(table, index, "K, V");
+            assertEquals(ROWS, rows.size());
+            assertFalse(rows.containsKey(1000L), "the rolled-back row stays out of table and index");
+            assertEquals("v7", rows.get(7L));
+
+            // writers after the build maintain it
+            w.executeUpdate("UPSERT INTO " + table + " VALUES (7, 'after')");
+            w.executeUpdate("DELETE FROM " + table + " WHERE K = 8");
+            writer.commit();
+            rows = IndexChecks.assertIndexEqualsTable(table, index, "K, V");
+            assertEquals("after", rows.get(7L));
+            assertFalse(rows.containsKey(8L));
+        }
+    }
+
+    /** ROWS committed rows, one rolled-back row (its tentative cells stay on disk), then CREATE INDEX ... ASYNC. */
+    private static void createLoadedTableWithAsyncIndex(String table, String index) throws SQLException {
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
+            c.setAutoCommit(false);
+            for (int k = 0; k < ROWS; k++) {
+                s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "')");
+            }
+            c.commit();
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (1000, 'rolled-back')");
+            c.unwrap(PhoenixConnection.class).getMutationState().send(); // its cells reach the region server
+            c.rollback();
+            c.setAutoCommit(true);
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V) ASYNC");
+            assertEquals(PIndexState.BUILDING, indexState(index));
+        }
+    }
+
+    private static PIndexState indexState(String index) throws SQLException {
+        try (Connection c = SharedStack.connect()) {
+            return PhoenixRuntime.getTableNoCache(c, index).getIndexState();
+        }
+    }
+
+    private static long rawRows(String table) throws Exception {
+        long rows = 0;
+        try (Table t = SharedStack.get().hbase().getConnection().getTable(TableName.valueOf(table));
+             ResultScanner scanner = t.getScanner(new Scan())) {
+            for (Result ignored : scanner) {
+                rows++;
+            }
+        }
+        return rows;
+    }
+}

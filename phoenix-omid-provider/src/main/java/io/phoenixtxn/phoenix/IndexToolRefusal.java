@@ -1,0 +1,46 @@
+package io.phoenixtxn.phoenix;
+
+/**
+ * Refuses Phoenix's IndexTool (MapReduce) on a transactional table. Phoenix 5.2.1's IndexTool reads the data table
+ * through a plain HBase scan (its Phoenix connection is closed before the record reader opens, so no snapshot goes
+ * with the scan: rows of pending, aborted and deleted transactions all come back) and writes each index row marked
+ * committed at the index's creation millisecond, a timestamp the TM never issued; {@code CREATE INDEX ... ASYNC}
+ * takes no fence, so writers that began before the index never maintain it. The index would differ from its table
+ * for good. Its only call into the provider is {@code markPutAsCommitted} from its direct writer, so the refusal is
+ * there: the mapper fails with this message and writes nothing.
+ *
+ * <p>The supported way to build an ASYNC index of a transactional table is {@code ALTER INDEX ... REBUILD}: Phoenix
+ * runs the synchronous build, which fences the table at the TM and populates at the fence on the region servers
+ * (design.md sec. 4.4).
+ */
+final class IndexToolRefusal {
+    /** Phoenix 5.2.1's writer of IndexTool's direct (non-HFile) mapper, the only caller refused. */
+    static final String INDEX_TOOL_WRITER = "org.apache.phoenix.mapreduce.index.DirectHTableWriter";
+
+    private static final StackWalker WALKER = StackWalker.getInstance();
+
+    private IndexToolRefusal() {
+    }
+
+    /** Throws if the caller of the provider's method that calls this is IndexTool's writer. */
+    static void refuseIndexToolCaller() {
+        // frames: this method, the provider's method, its caller
+        String caller = WALKER.walk(frames -> frames.skip(2).findFirst().map(StackWalker.StackFrame::getClassName)
+                .orElse(""));
+        refuseIfIndexTool(caller);
+    }
+
+    static void refuseIfIndexTool(String callerClass) {
+        if (INDEX_TOOL_WRITER.equals(callerClass)) {
+            throw new UnsupportedOperationException(message());
+        }
+    }
+
+    static String message() {
+        return "Phoenix's IndexTool cannot build an index of a transactional table with phoenix-txn: it reads the"
+                + " data table without a snapshot (uncommitted and aborted rows would enter the index) and CREATE INDEX"
+                + " ... ASYNC takes no fence. Build the index with ALTER INDEX <index> ON <table> REBUILD instead: it"
+                + " fences the table and populates the index at the fence on the region servers (docs/compatibility.md,"
+                + " \"ASYNC indexes\").";
+    }
+}
