@@ -179,6 +179,14 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         return scanner;
     }
 
+    /** HFile bulk loads are refused: their cells carry no commit information ({@link BulkLoadRefusal}). */
+    @Override
+    public void preBulkLoadHFile(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                                 List<org.apache.hadoop.hbase.util.Pair<byte[], String>> familyPaths)
+            throws IOException {
+        throw BulkLoadRefusal.refusal(table);
+    }
+
     @Override
     public void prePut(ObserverContext<RegionCoprocessorEnvironment> ctx, Put put, WALEdit edit) throws IOException {
         commitTableCheck.verify(put, "put", table);

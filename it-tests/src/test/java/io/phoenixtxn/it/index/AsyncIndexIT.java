@@ -1,5 +1,6 @@
 package io.phoenixtxn.it.index;
 
+import io.phoenixtxn.it.LogCapture;
 import io.phoenixtxn.it.SharedStack;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.TableName;
@@ -10,8 +11,6 @@ import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.mapreduce.TableOutputFormat;
 import org.apache.hadoop.hbase.util.Bytes;
-import org.apache.log4j.AppenderSkeleton;
-import org.apache.log4j.spi.LoggingEvent;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.phoenix.mapreduce.index.DirectHTableWriter;
 import org.apache.phoenix.mapreduce.index.IndexTool;
@@ -28,7 +27,6 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -71,38 +69,19 @@ class AsyncIndexIT {
         assertTrue(refused.getMessage().contains("ALTER INDEX <index> ON <table> REBUILD"), refused.getMessage());
 
         // the whole tool: its MapReduce job (local runner, this JVM) fails on the refusal
-        List<String> failures = new CopyOnWriteArrayList<>();
-        AppenderSkeleton capture = new AppenderSkeleton() {
-            @Override
-            protected void append(LoggingEvent event) {
-                String[] trace = event.getThrowableStrRep();
-                if (trace != null) {
-                    failures.add(String.join("\n", trace));
-                }
-            }
-
-            @Override
-            public void close() {
-            }
-
-            @Override
-            public boolean requiresLayout() {
-                return false;
-            }
-        };
-        org.apache.log4j.Logger.getRootLogger().addAppender(capture);
         int status;
-        try {
+        boolean refusedInTheJob;
+        List<String> traces;
+        try (LogCapture log = LogCapture.start()) {
             IndexTool tool = new IndexTool();
             tool.setConf(conf);
             status = tool.run(new String[] {"--data-table=" + table, "--index-table=" + index, "-runfg",
                     "-op", "/tmp/" + UUID.randomUUID()});
-        } finally {
-            org.apache.log4j.Logger.getRootLogger().removeAppender(capture);
+            refusedInTheJob = log.traceContains("IndexTool cannot build an index of a transactional");
+            traces = log.traces();
         }
         assertNotEquals(0, status, "IndexTool's job must fail");
-        assertTrue(failures.stream().anyMatch(f -> f.contains("IndexTool cannot build an index of a transactional")),
-                "the job failed on the refusal, not on something else: " + failures);
+        assertTrue(refusedInTheJob, "the job failed on the refusal, not on something else: " + traces);
         assertEquals(0, rawRows(index), "IndexTool wrote nothing to the index");
         assertEquals(PIndexState.BUILDING, indexState(index));
     }
