@@ -24,7 +24,8 @@ import java.util.concurrent.TimeoutException;
  * A transaction manager that is primary or backup (FAST'17 sec. 6). Every instance contends for the ZooKeeper
  * lease; the holder starts a {@link TransactionManagerCore} on ZooKeeper timestamp and fence storage (a new epoch
  * above everything issued before, the low-water mark raised to it, every fence loaded), serves it with a
- * {@code TmServer} and advertises {@code host:port#epoch} for clients. Backups keep no listening socket.
+ * {@code TmServer} and advertises {@code host:port#epoch} for clients. Backups keep no listening socket (a backup's
+ * one-off warm-up listens on an ephemeral loopback port for a moment, {@link TmWarmUp}).
  *
  * <p>When the lease is lost (a renewal failed, or this process was paused past it) the TM stops deciding at once,
  * closes its server, withdraws its advertisement, tells the {@link HaListener} and contends again as a backup with
@@ -40,6 +41,10 @@ public final class TmHaService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TmHaService.class);
 
     private final CuratorFramework zk;
+    /** How long a process contends before it counts as a backup and warms up. */
+    static final long WARM_UP_DELAY_MS = 1_000;
+    /** Set once this process took the lease: its first term then loads what the warm-up would. */
+    private volatile boolean leaseTaken;
     private final TmConfig tmConfig;
     private final TmServerConfig serverConfig;
     private final HaConfig haConfig;
@@ -83,6 +88,7 @@ public final class TmHaService implements AutoCloseable {
         LOG.info("Transaction manager {} contends for primacy at {}{} (lease {} ms)", service.holderId,
                 ZooKeeperClients.quorum(zk), haConfig.basePath(), haConfig.leaseMs());
         service.contender.start();
+        daemon("tm-warm-up").newThread(service::warmUpAsBackup).start();
         return service;
     }
 
@@ -153,6 +159,22 @@ public final class TmHaService implements AutoCloseable {
         housekeeping.shutdownNow();
     }
 
+    /**
+     * Warms the server code up (TmWarmUp) in a process that is still a backup a moment after it started contending:
+     * never before or instead of contending (a lease free now is taken now), and not in a process that has taken the
+     * lease, whose first term pays that cost anyway (the warm-up would only compete with it). A backup's warm-up ends long before it can take over.
+     */
+    private void warmUpAsBackup() {
+        try {
+            Thread.sleep(WARM_UP_DELAY_MS);
+        } catch (InterruptedException e) {
+            return;
+        }
+        if (!isClosed() && !leaseTaken) {
+            TmWarmUp.run(tmConfig, serverConfig);
+        }
+    }
+
     private PrimaryTerm currentTerm() {
         synchronized (monitor) {
             return current;
@@ -190,6 +212,7 @@ public final class TmHaService implements AutoCloseable {
                 }
                 continue;
             }
+            leaseTaken = true;
             if (isClosed()) {
                 lease.release();
                 break;
