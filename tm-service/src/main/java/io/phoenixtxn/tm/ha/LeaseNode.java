@@ -60,6 +60,19 @@ final class LeaseNode {
         }
     }
 
+    /** Reads the node without leaving a watch; empty if it does not exist. */
+    java.util.Optional<State> peek() throws TmException {
+        try {
+            Stat stat = new Stat();
+            byte[] data = zk.getData().storingStatIn(stat).forPath(path);
+            return java.util.Optional.of(new State(stat.getVersion(), decode(data), stat.getMzxid()));
+        } catch (KeeperException.NoNodeException e) {
+            return java.util.Optional.empty();
+        } catch (Exception e) {
+            throw ZooKeeperClients.failure(zk, "read the lease at", path, e);
+        }
+    }
+
     /** Writes {@code holder} if the node is still at {@code version}; the new version, or empty if it moved on. */
     OptionalInt compareAndSet(int version, String holder) throws TmException {
         try {

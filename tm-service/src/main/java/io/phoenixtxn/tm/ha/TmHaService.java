@@ -162,7 +162,8 @@ public final class TmHaService implements AutoCloseable {
     /**
      * Warms the server code up (TmWarmUp) in a process that is still a backup a moment after it started contending:
      * never before or instead of contending (a lease free now is taken now), and not in a process that has taken the
-     * lease, whose first term pays that cost anyway (the warm-up would only compete with it). A backup's warm-up ends long before it can take over.
+     * lease, whose first term pays that cost anyway. A backup that takes the lease while it warms up runs its first
+     * term beside the warm-up: both complete, they share no state, the warm-up only competes for CPU.
      */
     private void warmUpAsBackup() {
         try {

@@ -127,13 +127,26 @@ public final class ZooKeeperLease implements Lease, AutoCloseable {
             return;
         }
         try {
-            if (node.compareAndSet(version, "").isEmpty()) {
-                LOG.warn("Could not release the lease at {}: it changed since the last renewal", node.path());
+            if (node.compareAndSet(version, "").isEmpty() && !releaseAfterUnrecordedRenewal()) {
+                LOG.warn("Could not release the lease at {}: another holder wrote it since this holder's last"
+                        + " renewal", node.path());
             }
         } catch (TmException e) {
             LOG.warn("Could not release the lease at {}; a backup takes over when it expires: {}", node.path(),
                     e.getMessage());
         }
+    }
+
+    /**
+     * Stopping the renewer interrupts a renewal in flight, whose write may still land: the node then moved past the
+     * version this holder knows although nobody else wrote it, and a release at the known version fails (a backup
+     * would wait out a whole lease period after a graceful shutdown). If the node still names this holder, no other
+     * holder took it since, and the release applies to its current version.
+     */
+    private boolean releaseAfterUnrecordedRenewal() throws TmException {
+        java.util.Optional<LeaseNode.State> now = node.peek();
+        return now.isPresent() && now.get().holder().equals(holderId)
+                && node.compareAndSet(now.get().version(), "").isPresent();
     }
 
     /** Stops renewing without releasing (the lease expires by itself); {@link #isHeld()} answers false. */

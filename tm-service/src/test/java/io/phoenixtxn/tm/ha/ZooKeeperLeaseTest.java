@@ -132,6 +132,27 @@ class ZooKeeperLeaseTest {
 
     @Test
     @Timeout(30)
+    void aReleaseAfterARenewalThatLandedUnrecordedStillReleases() throws Exception {
+        String path = leasePath();
+        ZooKeeperLease primary = acquire(zk.newClient(), path, "primary", MonotonicClock.SYSTEM);
+        // A renewal the renewer's stop interrupted, whose write landed anyway: same holder, version moved on.
+        zk.newClient().setData().forPath(path, LeaseNode.encode("primary"));
+        primary.release();
+        assertEquals("", LeaseNode.decode(zk.newClient().getData().forPath(path)), "the node says released");
+    }
+
+    @Test
+    @Timeout(30)
+    void aReleaseNeverClearsAnotherHoldersLease() throws Exception {
+        String path = leasePath();
+        ZooKeeperLease primary = acquire(zk.newClient(), path, "primary", MonotonicClock.SYSTEM);
+        zk.newClient().setData().forPath(path, LeaseNode.encode("intruder"));
+        primary.release();
+        assertEquals("intruder", LeaseNode.decode(zk.newClient().getData().forPath(path)));
+    }
+
+    @Test
+    @Timeout(30)
     void aRenewalThatFindsSomeoneElsesWriteLosesTheLease() throws Exception {
         String path = leasePath();
         CuratorFramework client = zk.newClient();
