@@ -42,16 +42,16 @@ public final class RegionFaultsStack {
                 + "=true)");
         if (stack == null) {
             EmbeddedStack started = EmbeddedStack.start();
-            guardedTm = TmLocator.locate(started.configuration()::get);
-            // Phoenix's system tables and the commit table land on the first server before any other starts
-            try (Connection c = started.connect(); Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE REGION_FAULTS_WARM (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
-                s.execute("UPSERT INTO REGION_FAULTS_WARM VALUES (1, 'x')");
-                c.commit();
-            }
-            original = RegionServerFaults.liveServers(started.hbase()).get(0);
-            try (Admin admin = started.hbase().getConnection().getAdmin()) {
-                admin.balancerSwitch(false, true); // regions stay where the tests put them
+            try {
+                prepare(started);
+            } catch (Exception | Error e) {
+                // nothing half-started stays behind: the next class starts its own stack
+                if (guardedTm != null) {
+                    guardedTm.close();
+                    guardedTm = null;
+                }
+                started.close();
+                throw e;
             }
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
@@ -64,6 +64,24 @@ public final class RegionFaultsStack {
             stack = started;
         }
         return stack;
+    }
+
+    /** The guarded TM, Phoenix's system tables and the commit table on the first server, the balancer off. */
+    private static void prepare(EmbeddedStack candidate) throws Exception {
+        guardedTm = TmLocator.locate(candidate.configuration()::get);
+        // Phoenix's system tables and the commit table land on the first server before any other starts. Through
+        // a connection service of its own (another form of the quorum): the first connection of a service
+        // configures it, and the test classes configure theirs (e.g. the population's page size)
+        try (Connection c = java.sql.DriverManager.getConnection(candidate.jdbcUrl().replace("localhost",
+                "127.0.0.1")); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE REGION_FAULTS_WARM (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
+            s.execute("UPSERT INTO REGION_FAULTS_WARM VALUES (1, 'x')");
+            c.commit();
+        }
+        original = RegionServerFaults.liveServers(candidate.hbase()).get(0);
+        try (Admin admin = candidate.hbase().getConnection().getAdmin()) {
+            admin.balancerSwitch(false, true); // regions stay where the tests put them
+        }
     }
 
     /** The first region server: meta, Phoenix's system tables and the commit table; never crashed by the tests. */

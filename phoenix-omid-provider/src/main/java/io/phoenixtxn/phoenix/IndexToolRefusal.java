@@ -6,8 +6,9 @@ package io.phoenixtxn.phoenix;
  * with the scan: rows of pending, aborted and deleted transactions all come back) and writes each index row marked
  * committed at the index's creation millisecond, a timestamp the TM never issued; {@code CREATE INDEX ... ASYNC}
  * takes no fence, so writers that began before the index never maintain it. The index would differ from its table
- * for good. Its only call into the provider is {@code markPutAsCommitted} from its direct writer, so the refusal is
- * there: the mapper fails with this message and writes nothing.
+ * for good. Its writes reach the provider only through {@code markPutAsCommitted} from its direct writer (its mappers
+ * also begin and roll back a transaction per batch), so the refusal is there: the mapper fails with this message and
+ * writes nothing. Phoenix's TransformTool writes through the same writer and is refused alike.
  *
  * <p>The supported way to build an ASYNC index of a transactional table is {@code ALTER INDEX ... REBUILD}: Phoenix
  * runs the synchronous build, which fences the table at the TM and populates at the fence on the region servers
@@ -37,7 +38,8 @@ final class IndexToolRefusal {
     }
 
     static String message() {
-        return "Phoenix's IndexTool cannot build an index of a transactional table with phoenix-txn: it reads the"
+        return "Phoenix's IndexTool cannot build an index of a transactional table with phoenix-txn (nor can TransformTool,"
+                + " which writes through the same writer): it reads the"
                 + " data table without a snapshot (uncommitted and aborted rows would enter the index) and CREATE INDEX"
                 + " ... ASYNC takes no fence. Build the index with ALTER INDEX <index> ON <table> REBUILD instead: it"
                 + " fences the table and populates the index at the fence on the region servers (docs/compatibility.md,"

@@ -64,8 +64,12 @@ class AsyncIndexIT {
         writerConf.set(PhoenixConfigurationUtil.TX_PROVIDER, "OMID");
         DirectHTableWriter writer = new DirectHTableWriter(writerConf);
         Put put = new Put(Bytes.toBytes("x")).addColumn(Bytes.toBytes("0"), Bytes.toBytes("q"), Bytes.toBytes("v"));
-        UnsupportedOperationException refused = assertThrows(UnsupportedOperationException.class,
-                () -> writer.write(List.of(put)));
+        UnsupportedOperationException refused;
+        try {
+            refused = assertThrows(UnsupportedOperationException.class, () -> writer.write(List.of(put)));
+        } finally {
+            writer.close();
+        }
         assertTrue(refused.getMessage().contains("ALTER INDEX <index> ON <table> REBUILD"), refused.getMessage());
 
         // the whole tool: its MapReduce job (local runner, this JVM) fails on the refusal

@@ -118,11 +118,13 @@ class IndexPopulationRegionFaultsIT {
         CountDownLatch paused = new CountDownLatch(1);
         CountDownLatch resume = new CountDownLatch(1);
         AtomicLong fence = new AtomicLong(-1);
+        AtomicLong scannedAtPause = new AtomicLong(-1);
         List<IndexBuildProgress> seen = new ArrayList<>();
         IndexBuildHooks.install(new IndexBuildHooks() {
             @Override
             public void afterRowsScanned(long f, long rowsSoFar) {
                 if (fence.compareAndSet(-1, f)) {
+                    scannedAtPause.set(rowsSoFar);
                     seen.add(IndexBuildProgress.running().get(f));
                     paused.countDown();
                     await(resume);
@@ -138,6 +140,9 @@ class IndexPopulationRegionFaultsIT {
             }
         });
         assertTrue(paused.await(WAIT_MS, TimeUnit.MILLISECONDS), "the population reported its first page");
+        // the fault must land in the middle of the population: pages of 10 rows (this class's connection service)
+        assertTrue(scannedAtPause.get() < ROWS / 2, "paused after " + scannedAtPause.get() + " of " + ROWS
+                + " rows: the page limit of this class's connection service did not apply");
         try {
             fault.apply();
         } finally {
