@@ -118,4 +118,18 @@ public final class SharedStack {
     public static String uniqueTable(String prefix) {
         return prefix.toUpperCase() + "_" + TABLES.incrementAndGet() + "_" + Long.toString(System.nanoTime() % 100000);
     }
+
+    /** Rows of an HBase table as a plain scan sees them: every row with any cell, committed or not. */
+    public static long rawRows(String table) throws java.io.IOException {
+        long rows = 0;
+        try (org.apache.hadoop.hbase.client.Table t = get().hbase().getConnection()
+                .getTable(org.apache.hadoop.hbase.TableName.valueOf(table));
+             org.apache.hadoop.hbase.client.ResultScanner scanner = t.getScanner(
+                     new org.apache.hadoop.hbase.client.Scan())) {
+            for (org.apache.hadoop.hbase.client.Result ignored : scanner) {
+                rows++;
+            }
+        }
+        return rows;
+    }
 }

@@ -3,12 +3,7 @@ package io.phoenixtxn.it.index;
 import io.phoenixtxn.it.LogCapture;
 import io.phoenixtxn.it.SharedStack;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Put;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.mapreduce.TableOutputFormat;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.phoenix.jdbc.PhoenixConnection;
@@ -86,7 +81,7 @@ class AsyncIndexIT {
         }
         assertNotEquals(0, status, "IndexTool's job must fail");
         assertTrue(refusedInTheJob, "the job failed on the refusal, not on something else: " + traces);
-        assertEquals(0, rawRows(index), "IndexTool wrote nothing to the index");
+        assertEquals(0, SharedStack.rawRows(index), "IndexTool wrote nothing to the index");
         assertEquals(PIndexState.BUILDING, indexState(index));
     }
 
@@ -145,16 +140,5 @@ class AsyncIndexIT {
         try (Connection c = SharedStack.connect()) {
             return PhoenixRuntime.getTableNoCache(c, index).getIndexState();
         }
-    }
-
-    private static long rawRows(String table) throws Exception {
-        long rows = 0;
-        try (Table t = SharedStack.get().hbase().getConnection().getTable(TableName.valueOf(table));
-             ResultScanner scanner = t.getScanner(new Scan())) {
-            for (Result ignored : scanner) {
-                rows++;
-            }
-        }
-        return rows;
     }
 }

@@ -6,11 +6,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Result;
-import org.apache.hadoop.hbase.client.ResultScanner;
-import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.phoenix.mapreduce.CsvBulkLoadTool;
 import org.apache.phoenix.query.QueryServices;
 import org.junit.jupiter.api.Test;
@@ -61,8 +56,8 @@ class BulkLoadRefusalIT {
         assertRefused(runTool(conf, "--input", input.toString(), "--table", table, "--index-table", table + "_I",
                 "--output", "/tmp/" + UUID.randomUUID()));
         assertEquals(0, rowsThroughPhoenix(table), "no row reached the table");
-        assertEquals(0, rawRows(table), "no cell of the load landed in the data table");
-        assertEquals(0, rawRows(table + "_I"), "nor in its index");
+        assertEquals(0, SharedStack.rawRows(table), "no cell of the load landed in the data table");
+        assertEquals(0, SharedStack.rawRows(table + "_I"), "nor in its index");
     }
 
     private record Run(boolean failed, boolean refused, String seen) {
@@ -103,16 +98,5 @@ class BulkLoadRefusalIT {
             rs.next();
             return rs.getLong(1);
         }
-    }
-
-    private static long rawRows(String table) throws Exception {
-        long rows = 0;
-        try (Table t = SharedStack.get().hbase().getConnection().getTable(TableName.valueOf(table));
-             ResultScanner scanner = t.getScanner(new Scan())) {
-            for (Result ignored : scanner) {
-                rows++;
-            }
-        }
-        return rows;
     }
 }
