@@ -17,6 +17,13 @@ public interface IndexBuildHooks {
     default void afterRowsScanned(long fence, long rowsSoFar) {
     }
 
+    /**
+     * Region side (in the region server's process): a population writing at {@code version} is about to write a
+     * batch of {@code rows} index rows.
+     */
+    default void beforeRegionBatchWrite(long version, int rows) {
+    }
+
     /** The population at {@code fence} wrote its index rows and is about to end its transaction. */
     default void beforePopulationCommit(long fence) {
     }

@@ -69,13 +69,15 @@ public final class PopulatingRegionScanner implements RegionScanner {
     private final int pageRows;
     private final long pageNanos;
     private final int batchRows;
+    private final PopulationPacer pacer;
     private final Map<TableName, List<Put>> pending = new LinkedHashMap<>();
     private int pendingRows;
     private boolean exhausted;
 
     PopulatingRegionScanner(RegionScanner inner, IndexRowBuilder builder, IndexRowSink sink, long version,
-                            int pageRows, int pageMillis, int batchRows) {
+                            int pageRows, int pageMillis, int batchRows, PopulationPacer pacer) {
         this.inner = inner;
+        this.pacer = pacer;
         this.builder = builder;
         this.sink = sink;
         this.version = version;
@@ -115,8 +117,11 @@ public final class PopulatingRegionScanner implements RegionScanner {
                 }
             };
             long version = PopulationScan.version(scan);
+            PopulationPacer pacer = PopulationPacer.shared();
+            pacer.configure(env.getConfiguration()::get);
             return new PopulatingRegionScanner(scanner, phoenixIndexRows(maintainers, version), sink, version,
-                    PopulationScan.pageRows(scan), PopulationScan.pageMillis(scan), PopulationScan.batchRows(scan));
+                    PopulationScan.pageRows(scan), PopulationScan.pageMillis(scan), PopulationScan.batchRows(scan),
+                    pacer);
         } catch (IOException | RuntimeException e) {
             scanner.close(); // HBase does not close a scanner whose opening failed in postScannerOpen
             throw e;
@@ -167,12 +172,22 @@ public final class PopulatingRegionScanner implements RegionScanner {
         if (exhausted) {
             return false;
         }
+        pacer.enter();
+        try {
+            return page(result);
+        } finally {
+            pacer.leave();
+        }
+    }
+
+    private boolean page(List<Cell> result) throws IOException {
         long deadline = System.nanoTime() + pageNanos;
         long scanned = 0;
         long written = 0;
         byte[] lastRow = null;
         List<Cell> row = new ArrayList<>();
         boolean more;
+        long workStart = pacer.now();
         do {
             row.clear();
             more = inner.nextRaw(row);
@@ -182,11 +197,13 @@ public final class PopulatingRegionScanner implements RegionScanner {
                 written += indexRows(lastRow, row);
                 if (pendingRows >= batchRows) {
                     handOver();
+                    workStart = yieldAfter(workStart);
                 }
             }
         } while (more && (lastRow == null || (scanned < pageRows && System.nanoTime() - deadline < 0)));
         handOver();
         sink.flush(); // before the progress cell: a resumed scanner starts after lastRow
+        yieldAfter(workStart);
         if (lastRow != null) {
             result.add(PopulationScan.progressCell(lastRow, scanned, written));
         }
@@ -194,17 +211,27 @@ public final class PopulatingRegionScanner implements RegionScanner {
         return more;
     }
 
+    /** Pauses for the work since {@code workStart} if other work runs here ({@link PopulationPacer}). */
+    private long yieldAfter(long workStart) throws IOException {
+        pacer.afterWork(pacer.now() - workStart);
+        return pacer.now();
+    }
+
     private int indexRows(byte[] dataRow, List<Cell> cells) throws IOException {
         int before = pendingRows;
         builder.build(dataRow, cells, (table, put) -> {
-            pending.computeIfAbsent(table, t -> new ArrayList<>()).add(TransactionalTable.markCommitted(put, version,
-                    version));
+            Put committed = TransactionalTable.markCommitted(put, version, version);
+            PopulationScan.markWrite(committed);
+            pending.computeIfAbsent(table, t -> new ArrayList<>()).add(committed);
             pendingRows++;
         });
         return pendingRows - before;
     }
 
     private void handOver() throws IOException {
+        if (pendingRows > 0) {
+            IndexBuildHooks.current().beforeRegionBatchWrite(version, pendingRows);
+        }
         for (Map.Entry<TableName, List<Put>> batch : pending.entrySet()) {
             if (!batch.getValue().isEmpty()) {
                 sink.write(batch.getKey(), batch.getValue());

@@ -3,6 +3,7 @@ package io.phoenixtxn.index;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
 import org.apache.hadoop.hbase.KeyValue;
+import org.apache.hadoop.hbase.client.OperationWithAttributes;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.util.Bytes;
@@ -24,6 +25,9 @@ public final class PopulationScan {
     static final String PAGE = "phoenix.txn.population.page";
     /** Index rows per write batch (int): what a region server holds in memory for one population scan. */
     static final String BATCH = "phoenix.txn.population.batch";
+    /** Marks an index row a population writes, so the region server does not count it as other work. */
+    static final String WRITE = "phoenix.txn.population.write";
+    private static final byte[] WRITE_MARK = new byte[0];
 
     static final byte[] FAMILY = Bytes.toBytes("phoenix.txn.population");
     static final byte[] PROGRESS = Bytes.toBytes("progress");
@@ -42,6 +46,19 @@ public final class PopulationScan {
 
     static boolean isPopulation(Scan scan) {
         return scan.getAttribute(MAINTAINERS) != null;
+    }
+
+    /** Marks {@code indexRow} as a population's own write ({@link PopulationPacer}). */
+    static void markWrite(OperationWithAttributes indexRow) {
+        indexRow.setAttribute(WRITE, WRITE_MARK);
+    }
+
+    /**
+     * Whether a read or a write of a transactional table is a population's own: its scan, or an index row it
+     * writes. Everything else is work a population yields to ({@link PopulationPacer#foregroundSeen}).
+     */
+    public static boolean isPopulationWork(OperationWithAttributes operation) {
+        return operation.getAttribute(MAINTAINERS) != null || operation.getAttribute(WRITE) != null;
     }
 
     static long version(Scan scan) {

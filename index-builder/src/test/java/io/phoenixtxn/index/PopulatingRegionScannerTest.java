@@ -34,6 +34,11 @@ class PopulatingRegionScannerTest {
         out.accept(INDEX, put);
     };
 
+    /** A pacer that never sees other work: never pauses. */
+    private static final PopulationPacer UNPACED = new PopulationPacer(System::nanoTime, nanos -> {
+        throw new AssertionError("paused without other work");
+    });
+
     @Test
     void eachPageWritesItsIndexRowsBeforeReportingItsLastRowAndNeverHoldsMoreThanABatch() throws IOException {
         List<String> inFlight = new ArrayList<>();
@@ -54,7 +59,8 @@ class PopulatingRegionScannerTest {
                 inFlight.clear();
             }
         };
-        PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(7), BY_VALUE, sink, VERSION, 3, 60_000, 2);
+        PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(7), BY_VALUE, sink, VERSION, 3, 60_000, 2,
+                UNPACED);
 
         List<Cell> page = new ArrayList<>();
         assertTrue(scanner.nextRaw(page));
@@ -85,7 +91,7 @@ class PopulatingRegionScannerTest {
     void indexRowsAreCommittedAtThePopulationsVersion() throws IOException {
         List<Put> written = new ArrayList<>();
         PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(1), BY_VALUE,
-                (table, rows) -> written.addAll(rows), VERSION, 10, 60_000, 10);
+                (table, rows) -> written.addAll(rows), VERSION, 10, 60_000, 10, UNPACED);
         scanner.nextRaw(new ArrayList<>());
         assertEquals(1, written.size());
         List<Cell> cells = new ArrayList<>();
@@ -104,7 +110,7 @@ class PopulatingRegionScannerTest {
     @Test
     void aRegionEndingInInvisibleRowsDoesNotEndTheClientsScan() throws IOException {
         PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(2, 3), BY_VALUE, (t, r) -> { },
-                VERSION, 2, 60_000, 10); // a page ends on the last visible row
+                VERSION, 2, 60_000, 10, UNPACED); // a page ends on the last visible row
         List<Cell> page = new ArrayList<>();
         assertTrue(scanner.nextRaw(page), "rows r0, r1, then the invisible r2 still to come");
         page.clear();
@@ -117,10 +123,36 @@ class PopulatingRegionScannerTest {
     void anEmptyRangeReportsNothing() throws IOException {
         PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(0), BY_VALUE, (t, r) -> {
             throw new AssertionError("nothing to write");
-        }, VERSION, 10, 60_000, 10);
+        }, VERSION, 10, 60_000, 10, UNPACED);
         List<Cell> page = new ArrayList<>();
         assertFalse(scanner.nextRaw(page));
         assertTrue(page.isEmpty());
+    }
+
+    /**
+     * While other work runs on the server, the scanner pauses after each batch for as long as the batch took (one
+     * population, a share of 50%), and its index rows are marked as a population's own, so they do not count as
+     * other work.
+     */
+    @Test
+    void underOtherWorkEachBatchIsFollowedByAPauseAndTheIndexRowsAreMarkedAsThePopulations() throws IOException {
+        long[] clock = {0};
+        List<Long> pauses = new ArrayList<>();
+        PopulationPacer pacer = new PopulationPacer(() -> clock[0], nanos -> {
+            pauses.add(nanos);
+            clock[0] += nanos;
+        });
+        List<Put> written = new ArrayList<>();
+        PopulatingRegionScanner scanner = new PopulatingRegionScanner(rows(6), BY_VALUE, (table, rows) -> {
+            clock[0] += 10_000_000; // each batch takes 10 ms to write
+            pacer.foregroundSeen(); // a writer of the table meanwhile
+            written.addAll(rows);
+        }, VERSION, 100, 60_000, 2, pacer);
+        assertFalse(scanner.nextRaw(new ArrayList<>()));
+        assertEquals(List.of(10_000_000L, 10_000_000L, 10_000_000L), pauses, "one pause per batch of 2 rows");
+        assertEquals(30_000_000L, pacer.pausedNanos());
+        assertEquals(6, written.size());
+        assertTrue(written.stream().allMatch(PopulationScan::isPopulationWork));
     }
 
     @Test

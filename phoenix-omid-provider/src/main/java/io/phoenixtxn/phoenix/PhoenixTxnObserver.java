@@ -4,10 +4,20 @@ import io.phoenixtxn.client.ObserverNames;
 import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.coprocessor.SnapshotReadObserver;
 import io.phoenixtxn.index.PopulatingRegionScanner;
+import io.phoenixtxn.index.PopulationPacer;
+import io.phoenixtxn.index.PopulationScan;
 import java.io.IOException;
+import java.util.List;
+import org.apache.hadoop.hbase.Cell;
+import org.apache.hadoop.hbase.client.Get;
+import org.apache.hadoop.hbase.client.Increment;
+import org.apache.hadoop.hbase.client.Mutation;
+import org.apache.hadoop.hbase.client.OperationWithAttributes;
+import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.coprocessor.ObserverContext;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
+import org.apache.hadoop.hbase.regionserver.MiniBatchOperationInProgress;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
 
 /**
@@ -18,6 +28,45 @@ import org.apache.hadoop.hbase.regionserver.RegionScanner;
 public class PhoenixTxnObserver extends SnapshotReadObserver {
     static {
         ProviderSlot.install();
+    }
+
+    /**
+     * Reads and writes other than a population's own are work that populations running in this process yield to
+     * ({@link PopulationPacer}).
+     */
+    @Override
+    public void preScannerOpen(ObserverContext<RegionCoprocessorEnvironment> ctx, Scan scan) throws IOException {
+        noteForeground(scan);
+        super.preScannerOpen(ctx, scan);
+    }
+
+    @Override
+    public void preGetOp(ObserverContext<RegionCoprocessorEnvironment> ctx, Get get, List<Cell> result)
+            throws IOException {
+        noteForeground(get);
+        super.preGetOp(ctx, get, result);
+    }
+
+    @Override
+    public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> ctx,
+                               MiniBatchOperationInProgress<Mutation> miniBatchOp) throws IOException {
+        if (miniBatchOp.size() > 0) {
+            noteForeground(miniBatchOp.getOperation(0)); // a population's batches hold its index rows only
+        }
+        super.preBatchMutate(ctx, miniBatchOp);
+    }
+
+    @Override
+    public Result preIncrement(ObserverContext<RegionCoprocessorEnvironment> ctx, Increment increment)
+            throws IOException {
+        noteForeground(increment); // fast-path writes
+        return super.preIncrement(ctx, increment);
+    }
+
+    private static void noteForeground(OperationWithAttributes operation) {
+        if (!PopulationScan.isPopulationWork(operation)) {
+            PopulationPacer.shared().foregroundSeen();
+        }
     }
 
     /** A population scan of an online CREATE INDEX is answered by writing index rows (design.md sec. 4.4). */

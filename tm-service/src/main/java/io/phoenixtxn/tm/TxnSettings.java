@@ -457,6 +457,20 @@ public final class TxnSettings {
                     + "inside an attempt)",
             R.CLIENT));
 
+    public static final Setting<Long> INDEX_POPULATION_LOAD_SHARE_PERCENT = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.index.population.load.share.percent", 50, 0, 100_000,
+            "while a region server's transactional tables serve other reads and writes (seen within "
+                    + "`phoenix.txn.index.population.load.window.ms`), the index populations running there together "
+                    + "work at most this share of one handler's time, in percent: each one pauses after each batch "
+                    + "(design.md sec. 4.4). A quiet build is never paced; `0` turns pacing off",
+            R.RS));
+
+    public static final Setting<Long> INDEX_POPULATION_LOAD_WINDOW_MS = add(Setting.number(Group.DATA_PLANE,
+            "phoenix.txn.index.population.load.window.ms", 1_000, 1, 60_000,
+            "how recent other reads or writes of a region server's transactional tables must be for its index "
+                    + "populations to yield to them (`phoenix.txn.index.population.load.share.percent`)",
+            R.RS));
+
     public static final Setting<Boolean> TM_TLS_ENABLED = add(Setting.flag(Group.TM_SERVER,
             "phoenix.txn.tm.tls.enabled", false,
             "mutual TLS on the TM connection from key and trust stores: a TM server refuses, in the handshake and "

@@ -2,6 +2,7 @@ package io.phoenixtxn.it.index;
 
 import io.phoenixtxn.index.IndexBuildHooks;
 import io.phoenixtxn.index.IndexBuildProgress;
+import io.phoenixtxn.index.PopulationPacer;
 import io.phoenixtxn.it.SharedStack;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -181,6 +183,63 @@ class OnlineIndexIT {
         System.out.printf("online index (%s, held at %s): %d commits, %d 523s seen by writers (conflicts, fence"
                 + " aborts Phoenix did not replay, deletes refused for stale metadata)%n", shape, point,
                 writers.commits(), writers.aborts());
+    }
+
+    /**
+     * A region server populating an index while its transactional tables serve other work yields to that work
+     * (PopulationPacer, issue 16: writers kept 0.63x of their rate during a live build): a point SELECT of the table,
+     * run from inside the population right before its first batch of index rows, is seen by the region observer as
+     * other work, and the population pauses after the batch. The index still equals the table.
+     */
+    @Test
+    void aPopulationPausesForOtherWorkOnItsRegionServerAndTheIndexStillEqualsTheTable() throws Exception {
+        String table = SharedStack.uniqueTable("PACED");
+        String index = table + "_IDX";
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true");
+            c.setAutoCommit(false);
+            for (int k = 0; k < 300; k++) {
+                s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "', " + k + ")");
+            }
+            c.commit();
+        }
+        AtomicBoolean fenced = new AtomicBoolean();
+        AtomicInteger otherWork = new AtomicInteger();
+        AtomicReference<Throwable> otherWorkFailed = new AtomicReference<>();
+        IndexBuildHooks.install(new IndexBuildHooks() {
+            @Override
+            public void afterFence(String physicalTable, long fence) {
+                if (physicalTable.equals(table)) {
+                    fenced.set(true);
+                }
+            }
+
+            @Override
+            public void beforeRegionBatchWrite(long version, int rows) {
+                if (fenced.get() && otherWork.getAndIncrement() == 0) {
+                    try (Connection c = SharedStack.connect(); Statement s = c.createStatement();
+                         java.sql.ResultSet r = s.executeQuery("SELECT N FROM " + table + " WHERE K = 7")) {
+                        assertTrue(r.next());
+                        c.commit();
+                    } catch (Throwable t) {
+                        otherWorkFailed.set(t);
+                    }
+                }
+            }
+        });
+        long pausedBefore = PopulationPacer.shared().pausedNanos();
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (N)");
+        } finally {
+            IndexBuildHooks.install(IndexBuildHooks.NONE);
+        }
+        if (otherWorkFailed.get() != null) {
+            throw new AssertionError("the SELECT during the population failed", otherWorkFailed.get());
+        }
+        assertTrue(otherWork.get() >= 1, "the population wrote index rows on the region server");
+        assertTrue(PopulationPacer.shared().pausedNanos() > pausedBefore,
+                "the population paused after the batch that the SELECT ran beside");
+        IndexChecks.assertIndexEqualsTable(table, index, "K, V, N");
     }
 
     @Test
