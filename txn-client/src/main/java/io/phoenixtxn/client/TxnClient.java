@@ -39,6 +39,9 @@ public final class TxnClient implements Closeable {
     private final PostCommitter postCommitter;
     private final CommitTableCleaner cleaner;
     private final OpenTransactionTracker openTransactions;
+    /** Keep-alives and "finished" messages: nothing else runs here, so open transactions never expire waiting. */
+    private final ScheduledExecutorService leaseRenewal;
+    /** The commit-table cleaner and the tasks of the layers above ({@link #scheduleHousekeeping}). */
     private final ScheduledExecutorService housekeeping;
     private final TxnClientMetrics metrics;
 
@@ -75,20 +78,29 @@ public final class TxnClient implements Closeable {
         this.cleaner = new CommitTableCleaner(commitTable, postCommitter, metrics);
         this.openTransactions = new OpenTransactionTracker(tm, config.keepAliveIntervalMs(),
                 config.transactionLeaseMs());
-        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "phoenix-txn-housekeeping");
-            t.setDaemon(true);
-            return t;
-        });
-        housekeeping.scheduleWithFixedDelay(quietly("telling the TM which transactions ended",
+        // Lease renewals get a thread of their own: a long commit-table cleaning pass (thousands of post-commits a
+        // lagging client left) or a slow task of the layers above on the housekeeping thread would otherwise hold
+        // them back until open transactions expired locally ("snapshot too old" for a long reader, seen in
+        // bin/bench-index after a live build).
+        this.leaseRenewal = daemonScheduler("phoenix-txn-keep-alive");
+        this.housekeeping = daemonScheduler("phoenix-txn-housekeeping");
+        leaseRenewal.scheduleWithFixedDelay(quietly("telling the TM which transactions ended",
                 openTransactions::flushFinished), config.finishedFlushMs(), config.finishedFlushMs(),
                 TimeUnit.MILLISECONDS);
         long keepAlive = Math.max(1, config.keepAliveIntervalMs() / 2);
-        housekeeping.scheduleWithFixedDelay(quietly("renewing open transactions", openTransactions::keepAlive),
+        leaseRenewal.scheduleWithFixedDelay(quietly("renewing open transactions", openTransactions::keepAlive),
                 keepAlive, keepAlive, TimeUnit.MILLISECONDS);
         if (config.cleanerIntervalMs() > 0) {
             scheduleCleaner(config.cleanerIntervalMs());
         }
+    }
+
+    private static ScheduledExecutorService daemonScheduler(String threadName) {
+        return Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     private static Runnable quietly(String what, Runnable task) {
@@ -384,6 +396,7 @@ public final class TxnClient implements Closeable {
     @Override
     public void close() {
         housekeeping.shutdownNow();
+        leaseRenewal.shutdownNow();
         openTransactions.flushFinished();
         postCommitter.close();
     }
