@@ -25,6 +25,8 @@ import org.apache.hadoop.hbase.regionserver.ScannerContext;
 import org.apache.phoenix.hbase.index.util.GenericKeyValueBuilder;
 import org.apache.phoenix.index.IndexMaintainer;
 import org.apache.phoenix.util.MetaDataUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Region-server side of a population ({@link PopulationScan}): wraps the region scanner of a transactional scan,
@@ -36,6 +38,7 @@ import org.apache.phoenix.util.MetaDataUtil;
  * and rows written again by a resumed scanner are the same cells (idempotent).
  */
 public final class PopulatingRegionScanner implements RegionScanner {
+    private static final Logger LOG = LoggerFactory.getLogger(PopulatingRegionScanner.class);
     /** Where index rows go: the region server's connection in production, lists in unit tests. */
     interface IndexRowSink {
         /** Hands rows over; they may still be on their way when this returns. */
@@ -73,6 +76,8 @@ public final class PopulatingRegionScanner implements RegionScanner {
     private final Map<TableName, List<Put>> pending = new LinkedHashMap<>();
     private int pendingRows;
     private boolean exhausted;
+    private long pausedNanos;
+    private long pauses;
 
     PopulatingRegionScanner(RegionScanner inner, IndexRowBuilder builder, IndexRowSink sink, long version,
                             int pageRows, int pageMillis, int batchRows, PopulationPacer pacer) {
@@ -213,7 +218,11 @@ public final class PopulatingRegionScanner implements RegionScanner {
 
     /** Pauses for the work since {@code workStart} if other work runs here ({@link PopulationPacer}). */
     private long yieldAfter(long workStart) throws IOException {
-        pacer.afterWork(pacer.now() - workStart);
+        long paused = pacer.afterWork(pacer.now() - workStart);
+        if (paused > 0) {
+            pausedNanos += paused;
+            pauses++;
+        }
         return pacer.now();
     }
 
@@ -293,6 +302,11 @@ public final class PopulatingRegionScanner implements RegionScanner {
 
     @Override
     public void close() throws IOException {
+        if (pauses > 0) {
+            LOG.info("Index population of {} at {} yielded to other work on this server {} times, {} ms in all",
+                    inner.getRegionInfo().getRegionNameAsString(), version, pauses,
+                    TimeUnit.NANOSECONDS.toMillis(pausedNanos));
+        }
         inner.close();
     }
 }

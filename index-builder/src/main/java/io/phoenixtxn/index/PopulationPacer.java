@@ -98,12 +98,12 @@ public final class PopulationPacer {
 
     /**
      * After a batch of population work that took {@code workNanos} (scanning, building and writing): pauses as
-     * long as the share requires while foreground work runs here.
+     * long as the share requires while foreground work runs here. Returns the pause, 0 for none.
      */
-    void afterWork(long workNanos) throws InterruptedIOException {
+    long afterWork(long workNanos) throws InterruptedIOException {
         long pause = pauseFor(workNanos);
         if (pause <= 0) {
-            return;
+            return 0;
         }
         try {
             sleeper.sleep(pause);
@@ -113,6 +113,7 @@ public final class PopulationPacer {
         }
         pausedNanos.addAndGet(pause);
         pauses.incrementAndGet();
+        return pause;
     }
 
     /** The pause after {@code workNanos} of work, 0 when the share is off or no foreground work was seen lately. */
