@@ -109,6 +109,11 @@ public final class TmConfig {
                 decisionsRetained, transactionLeaseMs, commitPointHorizonLagMs);
     }
 
+    public TmConfig withDecisionsRetained(int decisions) {
+        return new TmConfig(conflictEntries, conflictAssociativity, timestampReservationMs, maxWriteSet,
+                decisions, transactionLeaseMs, commitPointHorizonLagMs);
+    }
+
     public TmConfig withTransactionLease(long leaseMs, long commitPointLagMs) {
         return new TmConfig(conflictEntries, conflictAssociativity, timestampReservationMs, maxWriteSet,
                 decisionsRetained, leaseMs, commitPointLagMs);

@@ -43,6 +43,8 @@ public final class TmHaService implements AutoCloseable {
     private final CuratorFramework zk;
     /** How long a process contends before it counts as a backup and warms up. */
     static final long WARM_UP_DELAY_MS = 1_000;
+    /** How long close() waits for a warm-up term in progress (it closes its own server and core at its end). */
+    static final long WARM_UP_JOIN_MS = 10_000;
     /** Set once this process took the lease: its first term then loads what the warm-up would. */
     private volatile boolean leaseTaken;
     private final TmConfig tmConfig;
@@ -53,6 +55,7 @@ public final class TmHaService implements AutoCloseable {
     private final String holderId;
     private final ExecutorService housekeeping;
     private final Thread contender;
+    private final Thread warmUp;
     private final Object monitor = new Object();
     private boolean closed;
     private PrimaryTerm current;
@@ -68,6 +71,7 @@ public final class TmHaService implements AutoCloseable {
         this.holderId = newHolderId();
         this.housekeeping = Executors.newSingleThreadExecutor(daemon("tm-ha-housekeeping"));
         this.contender = daemon("tm-ha-contender").newThread(this::contend);
+        this.warmUp = daemon("tm-warm-up").newThread(this::warmUpAsBackup);
     }
 
     public static TmHaService start(CuratorFramework zk, TmConfig tmConfig, TmServerConfig serverConfig,
@@ -88,8 +92,13 @@ public final class TmHaService implements AutoCloseable {
         LOG.info("Transaction manager {} contends for primacy at {}{} (lease {} ms)", service.holderId,
                 ZooKeeperClients.quorum(zk), haConfig.basePath(), haConfig.leaseMs());
         service.contender.start();
-        daemon("tm-warm-up").newThread(service::warmUpAsBackup).start();
+        service.warmUp.start();
         return service;
+    }
+
+    /** The warm-up thread (tests: close() leaves none running). */
+    Thread warmUpThread() {
+        return warmUp;
     }
 
     /** This process's id in the lease node: host, pid and a random part. */
@@ -155,6 +164,16 @@ public final class TmHaService implements AutoCloseable {
         }
         if (contender.isAlive()) {
             LOG.warn("The HA contender thread did not stop; its lease expires by itself");
+        }
+        // after the lease is released: a warm-up still running only delays the return, not the handover
+        warmUp.interrupt();
+        try {
+            warmUp.join(WARM_UP_JOIN_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (warmUp.isAlive()) {
+            LOG.warn("The TM's warm-up term did not end within {} ms of close; it ends by itself", WARM_UP_JOIN_MS);
         }
         housekeeping.shutdownNow();
     }

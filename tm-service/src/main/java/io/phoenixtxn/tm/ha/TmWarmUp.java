@@ -26,6 +26,8 @@ final class TmWarmUp {
     private static final Logger LOG = LoggerFactory.getLogger(TmWarmUp.class);
     /** Entries of the warm-up core's conflict table: enough to run its code, too few to cost memory. */
     static final int CONFLICT_ENTRIES = 1024;
+    /** Decisions the warm-up core's decision log keeps (the default keeps 256K). */
+    static final int DECISIONS_RETAINED = 1024;
 
     private TmWarmUp() {
     }
@@ -34,7 +36,8 @@ final class TmWarmUp {
     static OptionalInt run(TmConfig tmConfig, TmServerConfig serverConfig) {
         long started = System.nanoTime();
         int port;
-        TmConfig small = tmConfig.withConflictEntries(Math.max(CONFLICT_ENTRIES, tmConfig.conflictAssociativity()));
+        TmConfig small = tmConfig.withConflictEntries(Math.max(CONFLICT_ENTRIES, tmConfig.conflictAssociativity()))
+                .withDecisionsRetained(DECISIONS_RETAINED);
         try (TransactionManagerCore tm = TransactionManagerCore.startInMemory(small);
              TmServer server = TmServer.start(tm, serverConfig.withHost("127.0.0.1").withPort(0))) {
             port = server.address().getPort();
@@ -47,6 +50,10 @@ final class TmWarmUp {
                 }
             }
         } catch (Exception | LinkageError e) {
+            if (Thread.currentThread().isInterrupted()) {
+                LOG.info("The TM's warm-up term stopped: the process is closing ({})", e.toString());
+                return OptionalInt.empty();
+            }
             LOG.warn("The TM's warm-up term failed ({}); its first term as primary will start slower", e.toString());
             return OptionalInt.empty();
         }

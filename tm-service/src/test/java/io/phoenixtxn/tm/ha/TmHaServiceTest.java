@@ -147,6 +147,30 @@ class TmHaServiceTest {
         }
     }
 
+    /**
+     * A backup's warm-up term (TmWarmUp, a server and core of its own) never outlives close(): closed before the
+     * warm-up began (its delay is interrupted) and while it likely runs (closed just after the delay).
+     */
+    @Test
+    @Timeout(60)
+    void closingABackupLeavesNoWarmUpTermRunning() throws Exception {
+        Function<String, String> settings = zk.settings(ZkTestCluster.freshBasePath(), LEASE_MS);
+        TmHaService a = startTm(zk.newClient(), settings, HaSeams.defaults());
+        try {
+            a.awaitPrimary(10, TimeUnit.SECONDS);
+            for (long closeAfterMs : new long[] {0, TmHaService.WARM_UP_DELAY_MS + 20}) {
+                TmHaService b = startTm(zk.newClient(), settings, HaSeams.defaults());
+                Thread.sleep(closeAfterMs); // where close lands in the warm-up; the assertion holds for any
+                b.close();
+                assertFalse(b.warmUpThread().isAlive(), "warm-up still running after close (" + closeAfterMs
+                        + " ms after start)");
+                assertFalse(b.isPrimary());
+            }
+        } finally {
+            a.close();
+        }
+    }
+
     @Test
     @Timeout(60)
     void aGracefulShutdownHandsOverWithoutWaitingForTheLease() throws Exception {
