@@ -50,6 +50,8 @@ final class Nemesis {
     static final Duration INDEX_MAX = Duration.ofSeconds(300);
     /** How long a move whose answer was lost may take to settle before the nemesis calls it failed. */
     static final Duration MOVE_SETTLE_MAX = Duration.ofSeconds(60);
+    /** How long a region whose move answer was lost must stay where it was before the move counts as not done. */
+    static final Duration MOVE_START_GRACE = Duration.ofSeconds(10);
     static final long INDEX_HOLD_MS = 5_000;
     static final long ZK_DOWN_MS = 1_000;
     /** Past the session timeout after a ZooKeeper restart: a server's abort on expiry takes a moment. */
@@ -453,7 +455,7 @@ final class Nemesis {
             // The master runs the move to its end before it answers; on a loaded machine the driver's 5 s call
             // times out while the move goes on, and the retries then find the region in transition. The call's
             // outcome is unknown, so look: a region that settles on another server was moved.
-            ServerName settled = settledServer(admin, table, region.getRegion());
+            ServerName settled = settledServer(admin, table, region.getRegion(), region.getServerName());
             if (settled == null || settled.equals(region.getServerName())) {
                 throw e;
             }
@@ -474,21 +476,33 @@ final class Nemesis {
 
     /**
      * The server hosting the region once it is out of transition, or null if it did not settle within
-     * MOVE_SETTLE_MAX. Questions that fail while regions move are asked again.
+     * MOVE_SETTLE_MAX. A region still on {@code from} is only taken as settled there once it stayed there, out of
+     * transition, for MOVE_START_GRACE: the master may not have started the move when the call's answer was lost.
+     * Questions that fail while regions move are asked again.
      */
-    private ServerName settledServer(Admin admin, String table, RegionInfo region) {
+    private ServerName settledServer(Admin admin, String table, RegionInfo region, ServerName from) {
         long deadline = System.nanoTime() + MOVE_SETTLE_MAX.toNanos();
+        long onSourceSince = -1;
         while (System.nanoTime() < deadline) {
             try {
                 boolean inTransition = admin.getClusterMetrics(java.util.EnumSet.of(
                                 org.apache.hadoop.hbase.ClusterMetrics.Option.REGIONS_IN_TRANSITION))
                         .getRegionStatesInTransition().stream()
                         .anyMatch(s -> s.getRegion().getEncodedName().equals(region.getEncodedName()));
-                if (!inTransition) {
+                if (inTransition) {
+                    onSourceSince = -1; // the move has begun: wherever it settles decides
+                } else {
                     for (HRegionLocation location : cluster.regions(TableName.valueOf(table))) {
                         if (location.getRegion().getEncodedName().equals(region.getEncodedName())
                                 && location.getServerName() != null) {
-                            return location.getServerName();
+                            if (!location.getServerName().equals(from)) {
+                                return location.getServerName();
+                            }
+                            long now = System.nanoTime();
+                            onSourceSince = onSourceSince < 0 ? now : onSourceSince;
+                            if (now - onSourceSince >= MOVE_START_GRACE.toNanos()) {
+                                return from;
+                            }
                         }
                     }
                 }
