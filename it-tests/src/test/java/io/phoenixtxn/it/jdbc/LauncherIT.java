@@ -1,6 +1,8 @@
 package io.phoenixtxn.it.jdbc;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,11 +33,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The launcher's non-interactive modes in a separate JVM, exactly as the README runs them (same main class, same
  * JDK flags file): --demo exits 0, and a SQL script through sqlline (CREATE ... TRANSACTIONAL=true, UPSERT,
  * !commit, SELECT) returns the committed row.
+ *
+ * <p>Its launches (each a JVM with its own minicluster, about 50 s) run two at a time: the methods are CONCURRENT
+ * while the class, like every other class of the execution, runs alone (the default execution's JUnit
+ * configuration in it-tests/pom.xml: parallel mode on, same_thread by default, parallelism 2).
  */
 @Timeout(value = 8, unit = TimeUnit.MINUTES)
 class LauncherIT {
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void demoModeRunsAndExitsZero(@TempDir Path dir) throws Exception {
         Result r = launch(dir, "--demo");
         assertEquals(0, r.exit, r.output);
@@ -44,6 +51,7 @@ class LauncherIT {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void sqlScriptModeRunsTransactionalStatementsThroughSqlline(@TempDir Path dir) throws Exception {
         Path script = dir.resolve("script.sql");
         Files.writeString(script, String.join("\n",
@@ -74,6 +82,7 @@ class LauncherIT {
      * log4j WARN or ERROR line) and no stack trace. Those lines are in the log file.
      */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void theReadmesFirstCommandShowsACleanConsole(@TempDir Path dir) throws Exception {
         Path logFile = dir.resolve("logs").resolve("phoenix-txn-stack.log");
         Files.createDirectories(logFile.getParent());
@@ -130,6 +139,7 @@ class LauncherIT {
      * including a write-write conflict. SIGTERM then stops the server cleanly.
      */
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     void serveModeServesTransactionsOfOtherJvms(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("serve.log");
         Process serve = new ProcessBuilder(command(dir, "--serve", "-Dphoenix.txn.tm.server.port=0"))
