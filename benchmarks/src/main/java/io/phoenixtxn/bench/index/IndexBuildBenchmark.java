@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +64,8 @@ public final class IndexBuildBenchmark {
     private boolean sleepRun = true;
     private boolean holdAtFence;
     private boolean writersOwnClient;
+    /** Cluster settings for the stack (--set key=value), in the order given. */
+    private final Map<String, String> settings = new LinkedHashMap<>();
 
     private final PrintStream out = System.out;
     private Writers writersForDiagnosis;
@@ -111,6 +114,12 @@ public final class IndexBuildBenchmark {
         System.exit(status);
     }
 
+    private String settingsArguments() {
+        StringBuilder b = new StringBuilder();
+        settings.forEach((k, v) -> b.append(" --set ").append(k).append('=').append(v));
+        return b.toString();
+    }
+
     private void parse(String[] args) {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -126,13 +135,23 @@ public final class IndexBuildBenchmark {
                 case "--skip-sleep-run": sleepRun = false; break;
                 case "--hold-writers-at-fence": holdAtFence = true; break;
                 case "--writers-own-client": writersOwnClient = true; break;
+                case "--set": set(args[++i]); break;
                 default:
                     throw new IllegalArgumentException("Unknown argument " + args[i] + "; usage: [--rows N]"
                             + " [--writers W] [--batch N] [--load-threads T] [--regions R] [--warmup S]"
                             + " [--window S] [--tx-rows N] [--samples N] [--skip-sleep-run] [--hold-writers-at-fence]"
-                            + " [--writers-own-client]");
+                            + " [--writers-own-client] [--set key=value]...");
             }
         }
+    }
+
+    /** A cluster setting for the stack (its region servers included), e.g. a population pacing share. */
+    private void set(String keyValue) {
+        int eq = keyValue.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException("--set takes key=value, got " + keyValue);
+        }
+        settings.put(keyValue.substring(0, eq), keyValue.substring(eq + 1));
     }
 
     private void run() throws Exception {
@@ -141,12 +160,13 @@ public final class IndexBuildBenchmark {
                         + " --window %d --tx-rows %d --samples %d%s%n", rows, writers, batch, loadThreads, regions,
                 warmupSeconds, windowSeconds, txRows, samples, (sleepRun ? "" : " --skip-sleep-run")
                         + (holdAtFence ? " --hold-writers-at-fence" : "")
-                        + (writersOwnClient ? " --writers-own-client" : ""));
+                        + (writersOwnClient ? " --writers-own-client" : "")
+                        + settingsArguments());
         out.printf("- JVM: %s %s, %d processors, max heap %d MB; load average at start: %s%n",
                 System.getProperty("java.vm.name"), System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
         out.flush();
-        try (EmbeddedStack stack = EmbeddedStack.start(Map.of()); BuildObserver observer = BuildObserver.install()) {
+        try (EmbeddedStack stack = EmbeddedStack.start(settings); BuildObserver observer = BuildObserver.install()) {
             observerForDiagnosis = observer;
             long phoenixSleep = stack.configuration().getLong(QueryServices.INDEX_POPULATION_SLEEP_TIME,
                     QueryServicesOptions.DEFAULT_INDEX_POPULATION_SLEEP_TIME);
