@@ -130,8 +130,8 @@ class PopulatingRegionScannerTest {
     }
 
     /**
-     * While other work runs on the server, the scanner pauses after each batch for as long as the batch took (one
-     * population, a share of 50%), and its index rows are marked as a population's own, so they do not count as
+     * While other work runs on the server, the scanner pauses after each batch in proportion to the batch's time (one
+     * population, the default share of 25%: three times as long), and its index rows are marked as a population's own, so they do not count as
      * other work.
      */
     @Test
@@ -149,8 +149,8 @@ class PopulatingRegionScannerTest {
             written.addAll(rows);
         }, VERSION, 100, 60_000, 2, pacer);
         assertFalse(scanner.nextRaw(new ArrayList<>()));
-        assertEquals(List.of(10_000_000L, 10_000_000L, 10_000_000L), pauses, "one pause per batch of 2 rows");
-        assertEquals(30_000_000L, pacer.pausedNanos());
+        assertEquals(List.of(30_000_000L, 30_000_000L, 30_000_000L), pauses, "one pause per batch of 2 rows");
+        assertEquals(90_000_000L, pacer.pausedNanos());
         assertEquals(6, written.size());
         assertTrue(written.stream().allMatch(PopulationScan::isPopulationWork));
     }

@@ -30,10 +30,10 @@ class PopulationPacerTest {
     }
 
     @Test
-    void oneBuildUnderLoadWorksHalfTheTimeAtTheDefaultShare() {
+    void oneBuildUnderLoadWorksAQuarterOfTheTimeAtTheDefaultShare() {
         pacer.enter();
         pacer.foregroundSeen();
-        assertEquals(100 * MS, pacer.pauseFor(100 * MS));
+        assertEquals(300 * MS, pacer.pauseFor(100 * MS));
     }
 
     @Test
@@ -42,13 +42,13 @@ class PopulationPacerTest {
             pacer.enter();
         }
         pacer.foregroundSeen();
-        // 4 builds at 50% together: each works 1/8 of the time, pausing 7 times its work
-        assertEquals(70 * MS, pacer.pauseFor(10 * MS));
+        // 4 builds at 25% together: each works 1/16 of the time, pausing 15 times its work
+        assertEquals(150 * MS, pacer.pauseFor(10 * MS));
         assertEquals(PopulationPacer.MAX_PAUSE_NANOS, pacer.pauseFor(500 * MS), "pauses are capped");
         pacer.leave();
         pacer.leave();
         pacer.leave();
-        assertEquals(10 * MS, pacer.pauseFor(10 * MS), "alone again: half the time");
+        assertEquals(30 * MS, pacer.pauseFor(10 * MS), "alone again: a quarter of the time");
     }
 
     @Test
@@ -56,7 +56,7 @@ class PopulationPacerTest {
         pacer.enter();
         pacer.foregroundSeen();
         clock[0] += 999 * MS;
-        assertEquals(10 * MS, pacer.pauseFor(10 * MS));
+        assertEquals(30 * MS, pacer.pauseFor(10 * MS));
         clock[0] += 2 * MS;
         assertEquals(0, pacer.pauseFor(10 * MS), "1 s window by default");
     }
@@ -85,8 +85,8 @@ class PopulationPacerTest {
         pacer.foregroundSeen();
         long before = clock[0];
         pacer.afterWork(20 * MS);
-        assertEquals(20 * MS, clock[0] - before);
-        assertEquals(20 * MS, pacer.pausedNanos());
+        assertEquals(60 * MS, clock[0] - before);
+        assertEquals(60 * MS, pacer.pausedNanos());
         assertEquals(1, pacer.pauses());
     }
 

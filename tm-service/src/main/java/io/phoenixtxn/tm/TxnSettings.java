@@ -458,7 +458,7 @@ public final class TxnSettings {
             R.CLIENT));
 
     public static final Setting<Long> INDEX_POPULATION_LOAD_SHARE_PERCENT = add(Setting.number(Group.DATA_PLANE,
-            "phoenix.txn.index.population.load.share.percent", 50, 0, 100_000,
+            "phoenix.txn.index.population.load.share.percent", 25, 0, 100_000,
             "while a region server's transactional tables serve other reads and writes (seen within "
                     + "`phoenix.txn.index.population.load.window.ms`), the index populations running there together "
                     + "work at most this share of one handler's time, in percent: each one pauses after each batch "

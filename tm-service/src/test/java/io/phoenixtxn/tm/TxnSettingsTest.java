@@ -75,7 +75,7 @@ class TxnSettingsTest {
         expected.put("phoenix.txn.index.population.page.ms", 1_000L);
         expected.put("phoenix.txn.index.population.batch.rows", 1_000L);
         expected.put("phoenix.txn.index.population.attempts", 3L);
-        expected.put("phoenix.txn.index.population.load.share.percent", 50L);
+        expected.put("phoenix.txn.index.population.load.share.percent", 25L);
         expected.put("phoenix.txn.index.population.load.window.ms", 1_000L);
         expected.put("phoenix.txn.gc.row.stream.max.cells", 2_000_000L);
         expected.put("phoenix.txn.tm.tls.enabled", false);
