@@ -482,7 +482,8 @@ final class Nemesis {
      */
     private ServerName settledServer(Admin admin, String table, RegionInfo region, ServerName from) {
         long deadline = System.nanoTime() + MOVE_SETTLE_MAX.toNanos();
-        long onSourceSince = -1;
+        boolean onSource = false;
+        long onSourceSince = 0;
         while (System.nanoTime() < deadline) {
             try {
                 boolean inTransition = admin.getClusterMetrics(java.util.EnumSet.of(
@@ -490,7 +491,7 @@ final class Nemesis {
                         .getRegionStatesInTransition().stream()
                         .anyMatch(s -> s.getRegion().getEncodedName().equals(region.getEncodedName()));
                 if (inTransition) {
-                    onSourceSince = -1; // the move has begun: wherever it settles decides
+                    onSource = false; // the move has begun: wherever it settles decides
                 } else {
                     for (HRegionLocation location : cluster.regions(TableName.valueOf(table))) {
                         if (location.getRegion().getEncodedName().equals(region.getEncodedName())
@@ -499,7 +500,10 @@ final class Nemesis {
                                 return location.getServerName();
                             }
                             long now = System.nanoTime();
-                            onSourceSince = onSourceSince < 0 ? now : onSourceSince;
+                            if (!onSource) {
+                                onSource = true;
+                                onSourceSince = now;
+                            }
                             if (now - onSourceSince >= MOVE_START_GRACE.toNanos()) {
                                 return from;
                             }

@@ -22,7 +22,7 @@ import io.phoenixtxn.tm.TxnSettings;
  * and a share {@code s}, each one pauses after each batch of index rows for {@code n / s - 1} times as long as the
  * batch took (its duty cycle is then {@code s / n}), at most {@link #MAX_PAUSE_NANOS} at a time so a page still ends
  * well inside the client's scanner timeout. A quiet build is never paced. Pauses sleep in the population's handler,
- * never under a lock, and change no result: only when index rows are written.
+ * never under a row lock (a page holds its region's read lock and a handler, as any scan call does), and change no result: only when index rows are written.
  *
  * <p>One pacer per process ({@link #shared}): region servers of one process share its CPUs.
  */
@@ -124,13 +124,12 @@ public final class PopulationPacer {
             return 0;
         }
         int n = Math.max(1, running.get());
-        // duty cycle share / n: pause = work * (n / share - 1), in percent to stay in integers
-        long factorPercent = 100L * n * 100 / share - 100;
-        if (factorPercent <= 0) {
+        // duty cycle share / n: pause = work * (n / share - 1)
+        double factor = n * 100.0 / share - 1;
+        if (factor <= 0) {
             return 0;
         }
-        long pause = workNanos >= MAX_PAUSE_NANOS ? MAX_PAUSE_NANOS : workNanos * factorPercent / 100;
-        return Math.min(pause, MAX_PAUSE_NANOS);
+        return (long) Math.min(workNanos * factor, MAX_PAUSE_NANOS);
     }
 
     /** Total time population scans of this process paused for foreground work (tests, monitoring). */

@@ -52,6 +52,15 @@ class PopulationPacerTest {
     }
 
     @Test
+    void aLongBatchPausesInProportionUpToTheCap() {
+        pacer.configure(Map.of("phoenix.txn.index.population.load.share.percent", "75")::get);
+        pacer.enter();
+        pacer.foregroundSeen();
+        assertEquals(400 * MS, pacer.pauseFor(1_200 * MS), MS, "a third of the work at 75%, even past 1 s of work");
+        assertEquals(PopulationPacer.MAX_PAUSE_NANOS, pacer.pauseFor(TimeUnit.HOURS.toNanos(1)));
+    }
+
+    @Test
     void otherWorkOlderThanTheWindowNoLongerSlowsTheBuild() {
         pacer.enter();
         pacer.foregroundSeen();

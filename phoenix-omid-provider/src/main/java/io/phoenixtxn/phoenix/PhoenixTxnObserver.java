@@ -1,6 +1,7 @@
 package io.phoenixtxn.phoenix;
 
 import io.phoenixtxn.client.ObserverNames;
+import io.phoenixtxn.client.OnDiskLayout;
 import io.phoenixtxn.client.SnapshotAttributes;
 import io.phoenixtxn.coprocessor.SnapshotReadObserver;
 import io.phoenixtxn.index.PopulatingRegionScanner;
@@ -50,8 +51,10 @@ public class PhoenixTxnObserver extends SnapshotReadObserver {
     @Override
     public void preBatchMutate(ObserverContext<RegionCoprocessorEnvironment> ctx,
                                MiniBatchOperationInProgress<Mutation> miniBatchOp) throws IOException {
-        if (miniBatchOp.size() > 0) {
-            noteForeground(miniBatchOp.getOperation(0)); // a population's batches hold its index rows only
+        // a population's batches hold its index rows only; commit cells alone (post-commits, the healing a
+        // population's own read may trigger) come with or after the writes that already counted
+        if (miniBatchOp.size() > 0 && !onlyCommitCells(miniBatchOp.getOperation(0))) {
+            noteForeground(miniBatchOp.getOperation(0));
         }
         super.preBatchMutate(ctx, miniBatchOp);
     }
@@ -61,6 +64,17 @@ public class PhoenixTxnObserver extends SnapshotReadObserver {
             throws IOException {
         noteForeground(increment); // fast-path writes
         return super.preIncrement(ctx, increment);
+    }
+
+    private static boolean onlyCommitCells(Mutation mutation) {
+        for (List<Cell> cells : mutation.getFamilyCellMap().values()) {
+            for (Cell cell : cells) {
+                if (!OnDiskLayout.isCommitCell(cell)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static void noteForeground(OperationWithAttributes operation) {
