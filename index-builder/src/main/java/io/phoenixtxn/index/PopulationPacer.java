@@ -72,7 +72,7 @@ public final class PopulationPacer {
      * while no population runs in this process.
      */
     public void foregroundSeen() {
-        if (running.get() == 0) {
+        if (!populationsRunning()) {
             return;
         }
         long now = clock.getAsLong();
@@ -80,6 +80,11 @@ public final class PopulationPacer {
             lastForegroundNanos = now;
             foregroundEverSeen = true;
         }
+    }
+
+    /** Whether a population scan of this process is inside a call: only then is other work worth noting. */
+    public boolean populationsRunning() {
+        return running.get() > 0;
     }
 
     /** A population scan starts one call (a page); {@link #leave} when it returns. */

@@ -53,7 +53,8 @@ public class PhoenixTxnObserver extends SnapshotReadObserver {
                                MiniBatchOperationInProgress<Mutation> miniBatchOp) throws IOException {
         // a population's batches hold its index rows only; commit cells alone (post-commits, the healing a
         // population's own read may trigger) come with or after the writes that already counted
-        if (miniBatchOp.size() > 0 && !onlyCommitCells(miniBatchOp.getOperation(0))) {
+        if (miniBatchOp.size() > 0 && PopulationPacer.shared().populationsRunning()
+                && !onlyCommitCells(miniBatchOp.getOperation(0))) {
             noteForeground(miniBatchOp.getOperation(0));
         }
         super.preBatchMutate(ctx, miniBatchOp);
@@ -77,8 +78,9 @@ public class PhoenixTxnObserver extends SnapshotReadObserver {
         return true;
     }
 
+    /** Costs one volatile read unless a population runs in this process (every read and write comes here). */
     private static void noteForeground(OperationWithAttributes operation) {
-        if (!PopulationScan.isPopulationWork(operation)) {
+        if (PopulationPacer.shared().populationsRunning() && !PopulationScan.isPopulationWork(operation)) {
             PopulationPacer.shared().foregroundSeen();
         }
     }

@@ -91,15 +91,7 @@ class OnlineIndexIT {
     void indexBuiltUnderConcurrentWritersMatchesTheTableExactly(Shape shape, Point point) throws Exception {
         String table = SharedStack.uniqueTable("LIVE");
         String index = table + "_IDX";
-        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true"
-                    + shape.tableOptions);
-            c.setAutoCommit(false);
-            for (int k = 0; k < 300; k++) {
-                s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "', " + k + ")");
-            }
-            c.commit();
-        }
+        createTableWith300Rows(table, shape.tableOptions);
         Writers writers = new Writers(table, shape);
         AtomicReference<long[]> progressAtCommit = new AtomicReference<>();
         AtomicBoolean held = new AtomicBoolean();
@@ -195,14 +187,7 @@ class OnlineIndexIT {
     void aPopulationPausesForOtherWorkOnItsRegionServerAndTheIndexStillEqualsTheTable() throws Exception {
         String table = SharedStack.uniqueTable("PACED");
         String index = table + "_IDX";
-        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true");
-            c.setAutoCommit(false);
-            for (int k = 0; k < 300; k++) {
-                s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "', " + k + ")");
-            }
-            c.commit();
-        }
+        createTableWith300Rows(table, "");
         AtomicBoolean fenced = new AtomicBoolean();
         AtomicInteger otherWork = new AtomicInteger();
         AtomicReference<Throwable> otherWorkFailed = new AtomicReference<>();
@@ -240,6 +225,19 @@ class OnlineIndexIT {
         assertTrue(PopulationPacer.shared().pausedNanos() > pausedBefore,
                 "the population paused after the batch that the SELECT ran beside");
         IndexChecks.assertIndexEqualsTable(table, index, "K, V, N");
+    }
+
+    /** A transactional table (K, V, N) with rows 0..299 committed: V = 'v<k>', N = k. */
+    private static void createTableWith300Rows(String table, String tableOptions) throws SQLException {
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, N BIGINT) TRANSACTIONAL=true"
+                    + tableOptions);
+            c.setAutoCommit(false);
+            for (int k = 0; k < 300; k++) {
+                s.executeUpdate("UPSERT INTO " + table + " VALUES (" + k + ", 'v" + k + "', " + k + ")");
+            }
+            c.commit();
+        }
     }
 
     @Test
