@@ -4,8 +4,9 @@ package io.phoenixtxn.tm;
 public enum AbortReason {
     CONFLICT("a concurrent transaction committed a write to the same row after this transaction started;"
             + " retry the transaction"),
-    FENCE("an index is being created on a table this transaction writes, or the table was made transactional"
-            + " (the transaction started before that write fence); retry the transaction"),
+    FENCE("an index is being created on a table this transaction writes, the table was made transactional, or a"
+            + " bulk load into it runs or committed (the transaction started before that write fence); retry the"
+            + " transaction"),
     BELOW_LOW_WATER_MARK("the transaction started before the transaction manager's low-water mark (it ran too"
             + " long, or a TM failover happened); retry the transaction"),
     CONFLICT_HISTORY_FULL("the transaction manager's conflict table had no room to remember this commit without"

@@ -42,6 +42,20 @@ public interface TransactionManager extends AutoCloseable {
     long fence(long tableId) throws TmException;
 
     /**
+     * Begins a bulk load: a transaction whose cells reach the tables as files (every cell at its start timestamp)
+     * and which holds the tables until it ends. Meanwhile every other commit that writes one of them aborts
+     * as fenced ({@link AbortReason#FENCE}); its own commit ({@link #commit}) also fences the tables at its commit
+     * timestamp, so a transaction that began before the load became visible cannot write them afterwards. A load
+     * that is finished without a commit, or whose lease runs out, releases the tables. The default refuses.
+     *
+     * @param tableIds hashes of every table the load writes (the table and its indexes)
+     * @throws TmException when another load holds one of the tables, or the TM cannot begin loads
+     */
+    default long beginBulkLoad(long[] tableIds) throws TmException {
+        throw new TmException(this + " does not take bulk loads");
+    }
+
+    /**
      * Whether the TM decided to commit a writer that a reader found pending, asked for a reader that started at
      * {@code readerTxId}. The default answers UNKNOWN, which is always safe (the reader then waits and force-aborts,
      * as in Omid LL).

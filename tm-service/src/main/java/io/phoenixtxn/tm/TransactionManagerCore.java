@@ -28,6 +28,7 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
     private final TimestampOracle oracle;
     private final ConflictTable conflicts;
     private final FenceRegistry fences;
+    private final BulkLoadHolds loads = new BulkLoadHolds();
     private final LowWaterMark lowWaterMark;
     private final Lease lease;
     private static final ThreadLocal<ConflictKeys> KEYS = ThreadLocal.withInitial(ConflictKeys::new);
@@ -47,6 +48,7 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
     private final LongSupplier lastIssued;
     private final OpenTransactions.TimestampSource draw;
     private final OpenTransactions.BatchSource drawMany;
+    private final java.util.function.LongPredicate isOpen;
     /** Until then a new primary answers no horizon: clients re-announce their open transactions meanwhile. */
     private volatile long graceUntilNanos;
     private volatile String stoppedBecause;
@@ -67,6 +69,7 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
         this.lastIssued = oracle::last;
         this.draw = oracle::next;
         this.drawMany = oracle::next;
+        this.isOpen = open::isOpen;
     }
 
     /**
@@ -256,12 +259,18 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
 
     private long decide(long txId, long conflictsSince, ConflictKeys keys, long[] tableIds, int tablesFrom,
                         int tablesTo) throws TmException {
+        if (loads.isLoad(txId)) {
+            return decideLoad(txId, conflictsSince, keys, tableIds, tablesFrom, tablesTo);
+        }
         long commitTs;
         try {
             long stamp = fenceOrder.tryOptimisticRead();
             if (stamp != 0) {
                 if (fences.blocks(txId, tableIds, tablesFrom, tablesTo)) {
                     return fenced(conflictsSince, keys); // a fence once seen is real: no need to validate
+                }
+                if (loads.blocks(txId, tableIds, tablesFrom, tablesTo, isOpen)) {
+                    return fenced(conflictsSince, keys); // a bulk load holds the table: a fence until it ends
                 }
                 commitTs = oracle.next();
                 if (!fenceOrder.validate(stamp)) {
@@ -275,6 +284,9 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
                 try {
                     if (fences.blocks(txId, tableIds, tablesFrom, tablesTo)) {
                         return fenced(conflictsSince, keys);
+                    }
+                    if (loads.blocks(txId, tableIds, tablesFrom, tablesTo, isOpen)) {
+                        return fenced(conflictsSince, keys); // a bulk load holds the table: a fence until it ends
                     }
                     commitTs = oracle.next();
                 } finally {
@@ -306,6 +318,73 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
      */
     private long fenced(long conflictsSince, ConflictKeys keys) {
         return conflicts.conflicts(conflictsSince, keys) ? CONFLICT : FENCE;
+    }
+
+    /**
+     * A bulk load's commit, under the write side of the fence order: no commit draws a timestamp meanwhile, so the
+     * load's commit timestamp and its fences on its tables are one step. A fence taken on one of its tables after it
+     * began (an index created meanwhile has none of the load's rows) aborts it.
+     */
+    private long decideLoad(long txId, long conflictsSince, ConflictKeys keys, long[] tableIds, int tablesFrom,
+                            int tablesTo) throws TmException {
+        long[] held = loads.tablesOf(txId);
+        long stamp = fenceOrder.writeLock();
+        try {
+            if (fences.blocks(txId, held) || fences.blocks(txId, tableIds, tablesFrom, tablesTo)) {
+                return fenced(conflictsSince, keys);
+            }
+            long commitTs = oracle.next();
+            switch (conflicts.checkAndRecord(conflictsSince, keys, commitTs)) {
+                case CONFLICT:
+                    return CONFLICT;
+                case NO_ROOM:
+                    return CONFLICT_HISTORY_FULL;
+                default:
+                    break;
+            }
+            for (long tableId : held) {
+                fences.add(tableId, commitTs);
+            }
+            for (int i = tablesFrom; i < tablesTo; i++) {
+                fences.add(tableIds[i], commitTs);
+            }
+            if (!lease.isHeld()) {
+                return LEASE_LOST;
+            }
+            return commitTs;
+        } catch (LostPrimacyException e) {
+            stop(e.getMessage());
+            throw e;
+        } finally {
+            loads.release(txId);
+            fenceOrder.unlockWrite(stamp);
+        }
+    }
+
+    /**
+     * Begins a bulk load ({@link TransactionManager#beginBulkLoad}) under the write side of the fence order, so a
+     * commit that checked the holds before it draws its timestamp below the load's start.
+     */
+    @Override
+    public long beginBulkLoad(long[] tableIds) throws TmException {
+        checkServing();
+        long stamp = fenceOrder.writeLock();
+        try {
+            long txId = open.issueAndRegister(lastIssued, draw);
+            try {
+                loads.hold(txId, tableIds, isOpen);
+            } catch (TmException | RuntimeException e) {
+                open.finish(txId);
+                throw e;
+            }
+            metrics.began(1);
+            return txId;
+        } catch (LostPrimacyException e) {
+            stop(e.getMessage());
+            throw e;
+        } finally {
+            fenceOrder.unlockWrite(stamp);
+        }
     }
 
     /** Blocks at most the decision-wait bound (see {@link #pendingStatusAsync}). */

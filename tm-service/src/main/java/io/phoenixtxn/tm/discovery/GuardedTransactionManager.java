@@ -57,6 +57,14 @@ final class GuardedTransactionManager implements TransactionManager {
     }
 
     @Override
+    public long beginBulkLoad(long[] tableIds) throws TmException {
+        guard.ensureHeld();
+        long txId = tm().beginBulkLoad(tableIds);
+        guard.confirm("BULK_LOAD");
+        return txId;
+    }
+
+    @Override
     public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         guard.ensureHeld();
         PendingStatus status = tm().pendingStatus(writerTxId, readerTxId);

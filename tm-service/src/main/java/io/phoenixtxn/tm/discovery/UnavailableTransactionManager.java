@@ -35,6 +35,11 @@ final class UnavailableTransactionManager implements TransactionManager {
     }
 
     @Override
+    public long beginBulkLoad(long[] tableIds) throws TmException {
+        throw new TmException(reason);
+    }
+
+    @Override
     public PendingStatus pendingStatus(long writerTxId, long readerTxId) throws TmException {
         throw new TmException(reason);
     }

@@ -48,6 +48,14 @@ sealed interface Message {
         }
     }
 
+    /** Begins a bulk load holding these tables ({@code TransactionManager.beginBulkLoad}). */
+    record BulkLoad(long requestId, long[] tableIds) implements Request {
+        @Override
+        public MessageType type() {
+            return MessageType.BULK_LOAD;
+        }
+    }
+
     record GetLowWaterMark(long requestId) implements Request {
         @Override
         public MessageType type() {

@@ -14,6 +14,7 @@ enum MessageType {
     HORIZON(0x0A),
     NEW_TIMESTAMP(0x0B),
     STATUS_REPORT(0x0C),
+    BULK_LOAD(0x0D),
 
     HELLO_OK(0x41),
     TIMESTAMP(0x42),

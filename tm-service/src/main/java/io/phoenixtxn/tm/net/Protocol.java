@@ -37,6 +37,7 @@ package io.phoenixtxn.tm.net;
  *   HORIZON        0x0A  -                                                        -> HORIZON_IS
  *   NEW_TIMESTAMP  0x0B  -                                                        -> TIMESTAMP (opens no transaction)
  *   STATUS_REPORT  0x0C  -                                                        -> REPORT (version 5 connections)
+ *   BULK_LOAD      0x0D  n (int) | n table ids (longs)                            -> TIMESTAMP (the load's start)
  *
  *   HELLO_OK       0x41  protocol version (int) | server idle timeout (int, seconds)
  *   TIMESTAMP      0x42  timestamp (long)
@@ -67,18 +68,20 @@ package io.phoenixtxn.tm.net;
  * start; ABORTED and STATUS carry explicit codes instead of enum ordinals. 3: FINISHED, KEEP_ALIVE and HORIZON (the
  * GC horizon: open transactions and their leases); ABORTED code 6 EXPIRED. 4: NEW_TIMESTAMP (a bare timestamp that
  * opens no transaction: region servers bootstrap and extend their fast-path version clocks with it). 5:
- * STATUS_REPORT (operators: {@code bin/phoenix-txn-admin status}). A version-5 server also accepts version-4 clients
+ * STATUS_REPORT (operators: {@code bin/phoenix-txn-admin status}). 6: BULK_LOAD (the bulk-load tool begins its load with it;
+ * accepted on connections of any version: a server older than 6 answers it with an ERROR naming the unknown type, so
+ * only the tool needs a new TM). A version-5 server also accepts version-4 clients
  * (it answers HELLO_OK with the client's version, and STATUS_REPORT only on version-5 connections); transaction
  * clients keep announcing {@value #TRANSACTION_CLIENT_VERSION}, the oldest version with every request they send, so
  * a new client or region server still talks to a version-4 TM during a rolling upgrade. Only the admin tool
- * announces version 5.
+ * announces the newest version.
  */
 final class Protocol {
     /** "PTXN": first four bytes of every HELLO payload; anything else is not our client. */
     static final int MAGIC = 0x5054_584E;
     static final String MAGIC_TEXT = "0x5054584E";
     /** The newest version this side speaks. */
-    static final int VERSION = 5;
+    static final int VERSION = 6;
     /** The oldest client version a server accepts. */
     static final int MIN_VERSION = 4;
     /** What transaction clients announce: the oldest version that has every request they send. */

@@ -135,6 +135,13 @@ public final class RemoteTransactionManager implements TransactionManager {
     }
 
     @Override
+    public long beginBulkLoad(long[] tableIds) throws TmException {
+        long[] copy = tableIds.clone();
+        return await(send(id -> new Message.BulkLoad(id, copy)).thenApply(reply -> timestamp(reply, "BULK_LOAD")),
+                "BULK_LOAD");
+    }
+
+    @Override
     public long lowWaterMark() throws TmException {
         return await(lowWaterMarkAsync(), "LOW_WATER_MARK");
     }

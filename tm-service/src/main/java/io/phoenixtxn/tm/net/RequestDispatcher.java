@@ -112,6 +112,8 @@ final class RequestDispatcher implements AutoCloseable {
                         : new Message.Aborted(id, decision.abortReason());
             } else if (request instanceof Message.Fence fence) {
                 return new Message.Timestamp(id, tm.fence(fence.tableId()));
+            } else if (request instanceof Message.BulkLoad load) {
+                return new Message.Timestamp(id, tm.beginBulkLoad(load.tableIds()));
             } else if (request instanceof Message.GetLowWaterMark) {
                 return new Message.Timestamp(id, tm.lowWaterMark());
             } else if (request instanceof Message.Finished finished) {

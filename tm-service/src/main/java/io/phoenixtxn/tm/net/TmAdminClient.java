@@ -10,7 +10,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The operators' side of the TM protocol: one short-lived connection that announces protocol version 5 and asks
+ * The operators' side of the TM protocol: one short-lived connection that announces the newest protocol version and asks
  * STATUS_REPORT ({@code bin/phoenix-txn-admin status} and {@code transactions}). It begins, commits and fences
  * nothing, so it can never change what the TM decides.
  */

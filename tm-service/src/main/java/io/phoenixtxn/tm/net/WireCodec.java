@@ -64,6 +64,8 @@ final class WireCodec {
                 return 4 + 8 * ((Message.Finished) message).txIds().length;
             case KEEP_ALIVE:
                 return 4 + 8 * ((Message.KeepAlive) message).txIds().length;
+            case BULK_LOAD:
+                return 4 + 8 * ((Message.BulkLoad) message).tableIds().length;
             case TXIDS:
                 return 4 + 8 * ((Message.TxIds) message).txIds().length;
             case ABORTED:
@@ -109,6 +111,8 @@ final class WireCodec {
             writeLongs(f.txIds(), out);
         } else if (message instanceof Message.KeepAlive k) {
             writeLongs(k.txIds(), out);
+        } else if (message instanceof Message.BulkLoad b) {
+            writeLongs(b.tableIds(), out);
         } else if (message instanceof Message.TxIds t) {
             writeLongs(t.txIds(), out);
         } else if (message instanceof Message.HorizonIs h) {
@@ -191,6 +195,8 @@ final class WireCodec {
                 return new Message.Finished(id, onlyLongs(type, id, body));
             case KEEP_ALIVE:
                 return new Message.KeepAlive(id, onlyLongs(type, id, body));
+            case BULK_LOAD:
+                return new Message.BulkLoad(id, onlyLongs(type, id, body));
             case HORIZON:
                 expectPayload(type, id, body, 0);
                 return new Message.GetHorizon(id);

@@ -65,6 +65,14 @@ class RemoteTransactionManagerTest {
         long afterFence = tm.begin();
         assertTrue(tm.commit(afterFence, new long[0], new long[] {TABLE}).isCommitted(), "read-only commit");
 
+        long load = tm.beginBulkLoad(new long[] {TABLE});
+        long duringLoad = tm.begin();
+        assertEquals(AbortReason.FENCE, tm.commit(duringLoad, new long[] {6}, new long[] {TABLE}).abortReason(),
+                "a bulk load holds its table");
+        TmException second = assertThrows(TmException.class, () -> tm.beginBulkLoad(new long[] {TABLE}));
+        assertTrue(second.getMessage().contains("held by the bulk load of transaction " + load), second.getMessage());
+        assertTrue(tm.commit(load, new long[0], new long[] {TABLE}).isCommitted());
+
         int open = core.openTransactions();
         long bare = tm.timestamp();
         assertTrue(bare > afterFence, "a fresh timestamp: " + bare);

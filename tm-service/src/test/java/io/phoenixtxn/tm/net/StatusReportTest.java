@@ -66,7 +66,7 @@ class StatusReportTest {
             assertEquals("true", report.get("serving"));
             assertEquals("true", report.get("lease.held"));
             assertEquals(Long.toString(core.epochBase()), report.get("epoch.base"));
-            assertEquals("5", report.get("protocol.version"));
+            assertEquals(Integer.toString(Protocol.VERSION), report.get("protocol.version"));
             assertEquals(server.address().getPort(), Integer.parseInt(report.get("server.address").split(":")[1]));
             assertTrue(Integer.parseInt(report.get("server.connections")) >= 2, "the client and the admin: " + report);
             core.finished(new long[] {first, third, fence});

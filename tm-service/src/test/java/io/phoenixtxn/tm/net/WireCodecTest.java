@@ -49,6 +49,13 @@ class WireCodecTest {
         }
     }
 
+    @Test
+    void aBulkLoadCarriesItsTables() throws Exception {
+        Message.BulkLoad decoded = (Message.BulkLoad) roundTrip(new Message.BulkLoad(17, new long[] {-1L, 42L}));
+        assertEquals(17, decoded.requestId());
+        org.junit.jupiter.api.Assertions.assertArrayEquals(new long[] {-1L, 42L}, decoded.tableIds());
+    }
+
     /** The codes are the protocol: pinned here, so no reordering of the enums can change what travels. */
     @Test
     void abortReasonsAndStatusKindsTravelAsTheirFixedCodes() {
