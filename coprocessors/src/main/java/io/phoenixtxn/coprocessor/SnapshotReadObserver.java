@@ -64,6 +64,7 @@ import java.util.Optional;
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
     private volatile CommitResolver resolver;
+    private volatile HBaseCommitTable commitTable;
     private volatile CommitTableCheck commitTableCheck;
     private volatile TableName table;
     private volatile FastPathRegion fastPath;
@@ -79,8 +80,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         RegionServerTm.configure(env.getConfiguration());
         GcHorizon.configure(env.getConfiguration());
         RegionCoprocessorEnvironment regionEnv = (RegionCoprocessorEnvironment) env;
-        HBaseCommitTable commitTable = new HBaseCommitTable(regionEnv.getConnection(),
-                TableName.valueOf(config.commitTable()));
+        commitTable = new HBaseCommitTable(regionEnv.getConnection(), TableName.valueOf(config.commitTable()));
         resolver = new CommitResolver(commitTable, config.pendingWaitMs(), RegionServerTm::current,
                 () -> GcHorizon.current().commitPointSafe());
         commitTableCheck = new CommitTableCheck(config.commitTable());
@@ -179,12 +179,13 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         return scanner;
     }
 
-    /** HFile bulk loads are refused: their cells carry no commit information ({@link BulkLoadRefusal}). */
+    /** HFile bulk loads are admitted from transactional bulk loads only ({@link BulkLoadAdmission}). */
     @Override
     public void preBulkLoadHFile(ObserverContext<RegionCoprocessorEnvironment> ctx,
                                  List<org.apache.hadoop.hbase.util.Pair<byte[], String>> familyPaths)
             throws IOException {
-        throw BulkLoadRefusal.refusal(table);
+        BulkLoadAdmission.admit(table, familyPaths, ctx.getEnvironment().getConfiguration(), commitTable,
+                GcHorizon.current().commitPointSafe());
     }
 
     @Override

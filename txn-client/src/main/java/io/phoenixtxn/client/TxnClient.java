@@ -364,6 +364,11 @@ public final class TxnClient implements Closeable {
         return tm.get().fence(WriteSetHashing.tableId(table.getNameAsString().getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** Bulk loads through this client's TM, commit table and lease renewal ({@link BulkLoads}). */
+    public BulkLoads bulkLoads() {
+        return new BulkLoads(connection, tm, commitTable, postCommitter, openTransactions);
+    }
+
     public CommitTable commitTable() {
         return commitTable;
     }

@@ -24,9 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Phoenix's CsvBulkLoadTool on a transactional table (docs/compatibility.md, "Bulk load"): its HFiles carry no
- * commit information, so the region servers refuse the load (BulkLoadRefusal) instead of taking rows no transaction
- * would ever see. The tool fails naming the cause; table and index keep exactly what they held.
+ * Phoenix's own CsvBulkLoadTool on a transactional table (docs/compatibility.md, "Bulk load"): its HFiles carry no
+ * commit information and cells at many versions, so the region servers refuse the load (BulkLoadAdmission) instead
+ * of taking rows no transaction would ever see. The tool fails naming the cause; table and index keep exactly what
+ * they held. The transactional load ({@code TransactionalCsvBulkLoadTool}) is TransactionalBulkLoadIT's.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class BulkLoadRefusalIT {

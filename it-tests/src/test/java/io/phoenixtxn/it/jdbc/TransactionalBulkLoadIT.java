@@ -1,0 +1,146 @@
+package io.phoenixtxn.it.jdbc;
+
+import io.phoenixtxn.bulkload.TransactionalCsvBulkLoadTool;
+import io.phoenixtxn.it.SharedStack;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.phoenix.query.QueryServices;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A bulk load into a transactional table with an index is one transaction (docs/design.md, "Bulk load"): Phoenix's
+ * CsvBulkLoadTool with our transactional branch ({@link TransactionalCsvBulkLoadTool}, MapReduce on the local runner
+ * against the minicluster) loads 100K rows; a transaction that began before the load sees none of them, in the table
+ * or its index, even after the load committed, and can no longer write the table (its commit fenced it); one that
+ * begins after sees every row and every index row, value for value, null columns included.
+ */
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class TransactionalBulkLoadIT {
+    private static final int ROWS = 100_000;
+    /** Every this many rows W is empty in the CSV: a null column, loaded as a tombstone. */
+    private static final int NULL_EVERY = 1_000;
+
+    @Test
+    void aLoadIsOneTransactionForTheTableAndItsIndex() throws Exception {
+        String table = SharedStack.uniqueTable("BULK_TX");
+        String index = table + "_I";
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, W BIGINT) TRANSACTIONAL=true");
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (W)");
+        }
+        Configuration conf = new Configuration(SharedStack.get().configuration());
+        conf.set(QueryServices.TRANSACTIONS_ENABLED, "true");
+        Path input = writeCsv(conf);
+
+        try (Connection before = SharedStack.connect(); Statement early = before.createStatement()) {
+            assertEquals(0, count(early, "SELECT COUNT(*) FROM " + table), "the table starts empty");
+
+            TransactionalCsvBulkLoadTool tool = new TransactionalCsvBulkLoadTool();
+            tool.setConf(conf);
+            int status = tool.run(new String[] {"--input", input.toString(), "--table", table,
+                "--output", "/tmp/" + UUID.randomUUID()});
+            assertEquals(0, status, "the tool reports success");
+
+            // The transaction that began before the load: its snapshot has none of it, by any access path.
+            assertEquals(0, count(early, "SELECT /*+ NO_INDEX */ COUNT(*) FROM " + table));
+            assertEquals(0, count(early, "SELECT COUNT(*) FROM " + index));
+            early.execute("UPSERT INTO " + table + " VALUES (1, 'stale', 0)");
+            SQLException fenced = assertThrows(SQLException.class, before::commit,
+                    "a transaction that did not see the load must not write over it");
+            assertEquals(523, fenced.getErrorCode(), fenced.getMessage());
+        }
+
+        for (String loaded : new String[] {table, index}) {
+            long[] cells = cellsAndCommitCells(loaded);
+            assertTrue(cells[0] >= ROWS, loaded + " holds the load: " + cells[0]);
+            assertEquals(cells[0], cells[1], "the tool wrote a commit cell beside every cell it loaded in " + loaded);
+        }
+        try (Connection after = SharedStack.connect(); Statement s = after.createStatement()) {
+            assertEquals(ROWS, count(s, "SELECT /*+ NO_INDEX */ COUNT(*) FROM " + table));
+            assertEquals(ROWS, count(s, "SELECT COUNT(*) FROM " + index), "every index row");
+            long nulls = ROWS / NULL_EVERY;
+            long sumW = 0;
+            for (long k = 1; k <= ROWS; k++) {
+                sumW += k % NULL_EVERY == 0 ? 0 : 2 * k;
+            }
+            assertEquals(sumW, count(s, "SELECT /*+ NO_INDEX */ SUM(W) FROM " + table));
+            assertEquals(nulls, count(s, "SELECT /*+ NO_INDEX */ COUNT(*) FROM " + table + " WHERE W IS NULL"));
+            // the same values through the index, every row compared on the data table's key and columns
+            String throughIndex = "SELECT /*+ INDEX(" + table + " " + index + ") */ COUNT(*), SUM(K), SUM(W) FROM "
+                    + table + " WHERE V >= 'v'";
+            try (ResultSet plan = s.executeQuery("EXPLAIN " + throughIndex)) {
+                StringBuilder text = new StringBuilder();
+                while (plan.next()) {
+                    text.append(plan.getString(1)).append('\n');
+                }
+                assertTrue(text.toString().contains(index), "the query reads the index: " + text);
+            }
+            try (ResultSet rs = s.executeQuery(throughIndex)) {
+                assertTrue(rs.next());
+                assertEquals(ROWS, rs.getLong(1));
+                assertEquals((long) ROWS * (ROWS + 1) / 2, rs.getLong(2));
+                assertEquals(sumW, rs.getLong(3));
+            }
+            try (ResultSet rs = s.executeQuery("SELECT K, W FROM " + table + " WHERE V = 'v77777'")) {
+                assertTrue(rs.next());
+                assertEquals(77_777, rs.getLong(1));
+                assertEquals(2 * 77_777, rs.getLong(2));
+            }
+            // and the table is writable again by transactions that see the load
+            s.execute("UPSERT INTO " + table + " VALUES (1, 'changed', 5)");
+            after.commit();
+            assertEquals(1, count(s, "SELECT COUNT(*) FROM " + table + " WHERE V = 'changed'"));
+        }
+    }
+
+    /** {data cells, commit cells} of a table, read raw. */
+    private static long[] cellsAndCommitCells(String table) throws Exception {
+        long[] counts = new long[2];
+        try (org.apache.hadoop.hbase.client.Table t = SharedStack.get().hbase().getConnection()
+                .getTable(org.apache.hadoop.hbase.TableName.valueOf(table));
+             org.apache.hadoop.hbase.client.ResultScanner scanner = t.getScanner(
+                     new org.apache.hadoop.hbase.client.Scan().readAllVersions())) {
+            for (org.apache.hadoop.hbase.client.Result r : scanner) {
+                for (org.apache.hadoop.hbase.Cell cell : r.rawCells()) {
+                    counts[io.phoenixtxn.client.OnDiskLayout.isCommitCell(cell) ? 1 : 0]++;
+                }
+            }
+        }
+        return counts;
+    }
+
+    private static Path writeCsv(Configuration conf) throws Exception {
+        Path input = new Path("/tmp/" + UUID.randomUUID() + "/input.csv");
+        FileSystem fs = input.getFileSystem(conf);
+        try (FSDataOutputStream raw = fs.create(input); BufferedOutputStream out = new BufferedOutputStream(raw)) {
+            for (long k = 1; k <= ROWS; k++) {
+                String w = k % NULL_EVERY == 0 ? "" : Long.toString(2 * k);
+                out.write((k + ",v" + k + "," + w + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return input;
+    }
+
+    private static long count(Statement s, String sql) throws SQLException {
+        try (ResultSet rs = s.executeQuery(sql)) {
+            assertTrue(rs.next());
+            return rs.getLong(1);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.phoenixtxn.bulkload;
+
+import io.phoenixtxn.client.BulkLoads;
+import io.phoenixtxn.client.Transaction;
+import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.TxnClientConfig;
+import io.phoenixtxn.client.fastpath.FastPathSwitch;
+import io.phoenixtxn.tm.discovery.TmHandle;
+import io.phoenixtxn.tm.discovery.TmLocator;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.mapreduce.Job;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.phoenix.mapreduce.CsvBulkLoadTool;
+import org.apache.phoenix.mapreduce.bulkload.TargetTableRef;
+import org.apache.phoenix.mapreduce.util.PhoenixConfigurationUtil;
+import org.apache.phoenix.schema.PTable;
+import org.apache.phoenix.util.PhoenixRuntime;
+import org.apache.phoenix.util.QueryUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Phoenix's CsvBulkLoadTool (same arguments) with the transactional branch it lacks: on a transactional table the
+ * load is one transaction of ours ({@link BulkLoads}). Before the MapReduce job it begins the load at the TM, which
+ * holds the table and the index tables being loaded (their transactional writers abort as fenced until the load
+ * ends); the job writes every cell at the load's start timestamp ({@link TransactionalHfileOutputFormat}); once
+ * every file of every table landed, it commits the load, which makes all of it visible at once to transactions
+ * that begin afterwards and to none that began before; then it writes the commit cells. A failure before the commit
+ * point leaves nothing visible (the landed cells read as an aborted transaction's, and GC removes them). A table
+ * with the fast path on has it turned off for the load and back on afterwards. Non-transactional tables load
+ * exactly as with Phoenix's tool.
+ *
+ * <pre>hadoop jar ... io.phoenixtxn.bulkload.TransactionalCsvBulkLoadTool --table T --input /data/t.csv</pre>
+ */
+public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
+    /** Job setting: the load's start timestamp, the version of every cell the job writes. */
+    public static final String LOAD_VERSION = "phoenix.txn.bulkload.version";
+
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionalCsvBulkLoadTool.class);
+
+    @Override
+    public int submitJob(Configuration conf, String qualifiedTableName, String inputPaths, Path outputPath,
+                         List<TargetTableRef> tablesToBeLoaded, boolean hasLocalIndexes) throws Exception {
+        if (!isTransactional(conf, tablesToBeLoaded.get(0).getLogicalName())) {
+            conf.unset(LOAD_VERSION);
+            return super.submitJob(conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
+                    hasLocalIndexes);
+        }
+        if (hasLocalIndexes) {
+            throw new IllegalArgumentException("Table " + qualifiedTableName + " has local indexes, which are not"
+                    + " transactional in phoenix-txn; a transactional bulk load cannot maintain them");
+        }
+        List<TableName> tables = physicalTables(tablesToBeLoaded);
+        try (TmHandle tm = TmLocator.locate(conf::get);
+             Connection hbase = ConnectionFactory.createConnection(conf);
+             TxnClient client = new TxnClient(hbase, tm, TxnClientConfig.from(conf::get));
+             Admin admin = hbase.getAdmin()) {
+            List<TableName> fastPathOn = turnFastPathOff(admin, tables);
+            try {
+                return load(client.bulkLoads(), conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
+                        tables);
+            } finally {
+                for (TableName table : fastPathOn) {
+                    FastPathSwitch.enable(admin, table);
+                    LOG.info("Fast path of {} turned back on", table);
+                }
+            }
+        }
+    }
+
+    private int load(BulkLoads loads, Configuration conf, String qualifiedTableName, String inputPaths,
+                     Path outputPath, List<TargetTableRef> tablesToBeLoaded, List<TableName> tables)
+            throws Exception {
+        Transaction load = loads.begin(tables);
+        LOG.info("Bulk load transaction {} holds {}: their transactional writers abort until it ends", load.txId(),
+                tables);
+        conf.setLong(LOAD_VERSION, load.txId());
+        String userProcessor = conf.get(PhoenixConfigurationUtil.UPSERT_HOOK_CLASS_CONFKEY);
+        if (userProcessor != null && !userProcessor.equals(NullColumnProcessor.class.getName())) {
+            conf.set(NullColumnProcessor.USER_PROCESSOR, userProcessor);
+        }
+        conf.set(PhoenixConfigurationUtil.UPSERT_HOOK_CLASS_CONFKEY, NullColumnProcessor.class.getName());
+        int status;
+        try {
+            status = super.submitJob(conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded, false);
+        } catch (Exception | Error e) {
+            loads.abandon(load);
+            LOG.error("Bulk load transaction {} failed before its commit point: nothing of it is visible", load.txId());
+            throw e;
+        }
+        if (status != 0) {
+            loads.abandon(load);
+            LOG.error("Bulk load transaction {} failed (status {}) before its commit point: nothing of it is"
+                    + " visible", load.txId(), status);
+            return status;
+        }
+        long commitTs = loads.commit(load, tables);
+        LOG.info("Bulk load transaction {} committed at {}: its rows are visible to transactions that begin now",
+                load.txId(), commitTs);
+        try {
+            long cells = loads.writeCommitCells(load.txId(), commitTs, tables);
+            LOG.info("Bulk load transaction {}: {} commit cells written, its commit-table entry removed", load.txId(),
+                    cells);
+        } catch (IOException e) {
+            LOG.warn("Bulk load transaction {} is committed, but writing its commit cells failed; its commit-table"
+                    + " entry stays and readers resolve the load through it", load.txId(), e);
+        }
+        return 0;
+    }
+
+    /** Files of a transactional load must carry the load's version: Phoenix's own output format is replaced. */
+    @Override
+    protected void setupJob(Job job) {
+        super.setupJob(job);
+        if (job.getConfiguration().getLong(LOAD_VERSION, -1) > 0) {
+            job.setOutputFormatClass(TransactionalHfileOutputFormat.class);
+        }
+    }
+
+    private static boolean isTransactional(Configuration conf, String logicalName) throws Exception {
+        try (java.sql.Connection conn = QueryUtil.getConnection(conf)) {
+            PTable table = PhoenixRuntime.getTable(conn, logicalName);
+            return table.isTransactional();
+        }
+    }
+
+    private static List<TableName> physicalTables(List<TargetTableRef> refs) {
+        Set<TableName> tables = new LinkedHashSet<>();
+        for (TargetTableRef ref : refs) {
+            tables.add(TableName.valueOf(ref.getPhysicalName()));
+        }
+        return new ArrayList<>(tables);
+    }
+
+    /**
+     * Fast-path writes commit without the TM, so the TM's hold cannot stop them: the fast path of every loaded table
+     * that has it on is turned off (every region reopens without it) before the load begins.
+     */
+    private static List<TableName> turnFastPathOff(Admin admin, List<TableName> tables) throws IOException {
+        List<TableName> on = new ArrayList<>();
+        for (TableName table : tables) {
+            if (FastPathSwitch.isEnabled(admin.getDescriptor(table))) {
+                FastPathSwitch.disable(admin, table);
+                on.add(table);
+                LOG.info("Fast path of {} turned off for the bulk load", table);
+            }
+        }
+        return on;
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(ToolRunner.run(new TransactionalCsvBulkLoadTool(), args));
+    }
+}
