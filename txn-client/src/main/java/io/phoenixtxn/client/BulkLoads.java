@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -51,14 +52,16 @@ public final class BulkLoads {
     private final CommitTable commitTable;
     private final CommitCellWriter commitCells;
     private final OpenTransactionTracker openTransactions;
+    private final long commitPointTimeoutNanos;
 
     BulkLoads(Connection connection, Supplier<TransactionManager> tm, CommitTable commitTable,
-              CommitCellWriter commitCells, OpenTransactionTracker openTransactions) {
+              CommitCellWriter commitCells, OpenTransactionTracker openTransactions, long commitPointTimeoutMs) {
         this.connection = connection;
         this.tm = tm;
         this.commitTable = commitTable;
         this.commitCells = commitCells;
         this.openTransactions = openTransactions;
+        this.commitPointTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(commitPointTimeoutMs);
     }
 
     /** Begins a load into {@code tables} (a table and its indexes); renewed at the TM like any open transaction. */
@@ -91,11 +94,17 @@ public final class BulkLoads {
                 throw new TmException("Bulk load " + load.txId() + " not committed: the transaction manager did not"
                         + " answer (" + e.getMessage() + "); its files read as an aborted writer's", e);
             }
+            long decidedAt = System.nanoTime();
             if (!decision.isCommitted()) {
                 load.markAborted();
                 throw new TxnAbortedException(load.txId(), decision.abortReason());
             }
             long commitTs = decision.commitTimestamp();
+            if (System.nanoTime() - decidedAt > commitPointTimeoutNanos) {
+                // As for any transaction: past this the commit-point horizon may pass the load (a long pause here).
+                load.markAborted();
+                throw new TxnAbortedException(load.txId(), AbortReason.COMMIT_POINT_TOO_LATE);
+            }
             if (!reachCommitPoint(load, commitTs)) {
                 load.markAborted();
                 throw new TxnAbortedException(load.txId(), AbortReason.INVALIDATED);

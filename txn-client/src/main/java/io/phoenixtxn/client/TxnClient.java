@@ -366,7 +366,8 @@ public final class TxnClient implements Closeable {
 
     /** Bulk loads through this client's TM, commit table and lease renewal ({@link BulkLoads}). */
     public BulkLoads bulkLoads() {
-        return new BulkLoads(connection, tm, commitTable, postCommitter, openTransactions);
+        return new BulkLoads(connection, tm, commitTable, postCommitter, openTransactions,
+                config.commitPointTimeoutMs());
     }
 
     public CommitTable commitTable() {
