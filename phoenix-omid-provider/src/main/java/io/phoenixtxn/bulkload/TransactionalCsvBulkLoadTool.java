@@ -66,16 +66,13 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
              Connection hbase = ConnectionFactory.createConnection(conf);
              TxnClient client = new TxnClient(hbase, tm, TxnClientConfig.from(conf::get));
              Admin admin = hbase.getAdmin()) {
-            List<TableName> fastPathOn = turnFastPathOff(admin, tables);
-            try {
-                return load(client.bulkLoads(), conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
-                        tables);
-            } finally {
-                for (TableName table : fastPathOn) {
-                    FastPathSwitch.enable(admin, table);
-                    LOG.info("Fast path of {} turned back on", table);
-                }
+            for (TableName table : turnFastPathOff(admin, tables)) {
+                // Not turned back on by the tool: another load may hold the table by then (its hold cannot stop
+                // fast-path writes), or an index may exist; the operator decides (PhoenixFastPath.enable).
+                LOG.warn("Fast path of {} turned off for the bulk load; it stays off until turned on again", table);
             }
+            return load(client.bulkLoads(), conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
+                    tables);
         }
     }
 
@@ -85,6 +82,12 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
         Transaction load = loads.begin(tables);
         LOG.info("Bulk load transaction {} holds {}: their transactional writers abort until it ends", load.txId(),
                 tables);
+        try {
+            checkIndexesUnchanged(conf, tablesToBeLoaded);
+        } catch (Exception | Error e) {
+            loads.abandon(load);
+            throw e;
+        }
         conf.setLong(LOAD_VERSION, load.txId());
         String userProcessor = conf.get(PhoenixConfigurationUtil.UPSERT_HOOK_CLASS_CONFKEY);
         if (userProcessor != null && !userProcessor.equals(NullColumnProcessor.class.getName())) {
@@ -132,6 +135,38 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
         try (java.sql.Connection conn = QueryUtil.getConnection(conf)) {
             PTable table = PhoenixRuntime.getTable(conn, logicalName);
             return table.isTransactional();
+        }
+    }
+
+    /**
+     * Phoenix's tool listed the indexes to load before the load began: an index created since (its fence is below
+     * the load's start, so the load's commit would not be refused) would get none of the loaded rows. Read again now
+     * that the load holds the table (any later CREATE INDEX fences it above the load's start and aborts it).
+     */
+    private static void checkIndexesUnchanged(Configuration conf, List<TargetTableRef> refs) throws Exception {
+        if (refs.size() == 1 && !isDataTable(conf, refs.get(0).getLogicalName())) {
+            return; // --index-table: one index alone
+        }
+        Set<String> listed = new java.util.HashSet<>();
+        for (TargetTableRef ref : refs) {
+            listed.add(ref.getPhysicalName());
+        }
+        try (java.sql.Connection conn = QueryUtil.getConnection(conf)) {
+            PTable table = conn.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class)
+                    .getTableNoCache(refs.get(0).getLogicalName());
+            for (PTable index : table.getIndexes()) {
+                if (!listed.contains(index.getPhysicalName().getString())) {
+                    throw new IllegalStateException("Index " + index.getName().getString() + " of "
+                            + table.getName().getString() + " was created while the bulk load started; the load"
+                            + " would leave it without the loaded rows. Nothing was loaded: run the tool again");
+                }
+            }
+        }
+    }
+
+    private static boolean isDataTable(Configuration conf, String logicalName) throws Exception {
+        try (java.sql.Connection conn = QueryUtil.getConnection(conf)) {
+            return PhoenixRuntime.getTable(conn, logicalName).getType() != org.apache.phoenix.schema.PTableType.INDEX;
         }
     }
 

@@ -17,6 +17,8 @@ final class BulkLoadHolds {
     private static final Holds NONE = new Holds(new long[0], new long[0]);
 
     private volatile Holds current = NONE;
+    /** Table id to the commit timestamp of its newest committed load (holders here are commit timestamps). */
+    private volatile Holds committed = NONE;
 
     /**
      * Holds the tables for the load {@code txId}.
@@ -70,6 +72,33 @@ final class BulkLoadHolds {
     long[] tablesOf(long txId) {
         Holds holds = current;
         return holds.tablesHeldBy(txId);
+    }
+
+    /** Records that a load committed at {@code commitTs} wrote these tables (see {@link #committedAfter}). */
+    synchronized void committed(long[] tableIds, long commitTs) {
+        Holds table = committed;
+        for (long tableId : tableIds) {
+            table = table.with(tableId, Math.max(commitTs, table.holderOf(tableId)));
+        }
+        committed = table;
+    }
+
+    /**
+     * True if a load that committed after {@code since} wrote a table of {@code tableIds[from, to)}: a replay whose
+     * writes were computed from a snapshot at {@code since} did not see it (its own start is above the load's fence,
+     * and the load recorded no rows in the conflict table).
+     */
+    boolean committedAfter(long since, long[] tableIds, int from, int to) {
+        Holds table = committed;
+        if (table.tables.length == 0) {
+            return false;
+        }
+        for (int i = from; i < to; i++) {
+            if (table.holderOf(tableIds[i]) > since) {
+                return true;
+            }
+        }
+        return false;
     }
 
     synchronized void release(long txId) {

@@ -165,7 +165,15 @@ final class OpenTransactions {
         Stripe stripe = stripeOf(txId);
         stripe.lock();
         try {
-            return stripe.replace(txId, nanoClock.getAsLong() + leaseNanos);
+            // An entry whose lease ran out stays expired even if no sweep removed it yet: what it read may be
+            // collected already, and a bulk load's hold on its tables lapsed with its lease.
+            long now = nanoClock.getAsLong();
+            long expiry = stripe.get(txId);
+            if (expiry != EMPTY && expiry - now <= 0) {
+                stripe.remove(txId);
+                return false;
+            }
+            return stripe.replace(txId, now + leaseNanos);
         } finally {
             stripe.unlock();
         }

@@ -56,6 +56,13 @@ public interface TransactionManager extends AutoCloseable {
     }
 
     /**
+     * First table id of a bulk load's commit: a TM that does not hold the load's tables (its lease ran out, a failover
+     * happened) must refuse it rather than decide it as an ordinary transaction, which would skip the fences at its
+     * commit timestamp.
+     */
+    long BULK_LOAD_COMMIT = Long.MIN_VALUE;
+
+    /**
      * Whether the TM decided to commit a writer that a reader found pending, asked for a reader that started at
      * {@code readerTxId}. The default answers UNKNOWN, which is always safe (the reader then waits and force-aborts,
      * as in Omid LL).

@@ -226,8 +226,16 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
             throw new TmException("Commit of " + txId + " asks for conflicts since " + conflictsSince
                     + ", after its own start; a replay validates from the earlier transaction's start");
         }
-        // The conflict history a transaction needs starts at conflictsSince: below the mark it may be gone.
-        if (conflictsSince < lowWaterMark.get()) {
+        boolean loadCommit = tablesTo > tablesFrom && tableIds[tablesFrom] == BULK_LOAD_COMMIT;
+        if (loadCommit) {
+            // Only a load this TM holds commits as one: after its lease ran out or a failover, it holds nothing
+            // (writers may have committed into the load's window), so the load must not commit at all.
+            if (!loads.isLoad(txId) || !open.isOpen(txId)) {
+                return EXPIRED;
+            }
+        } else if (conflictsSince < lowWaterMark.get()) {
+            // The conflict history a transaction needs starts at conflictsSince: below the mark it may be gone. (A
+            // held load writes no rows, so it needs none: a long load is not aborted by conflict-table eviction.)
             return BELOW_LOW_WATER_MARK;
         }
         // An expired transaction no longer holds the GC horizon: what it read may be gone, and its cells may be
@@ -272,6 +280,9 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
                 if (loads.blocks(txId, tableIds, tablesFrom, tablesTo, isOpen)) {
                     return fenced(conflictsSince, keys); // a bulk load holds the table: a fence until it ends
                 }
+                if (conflictsSince < txId && loads.committedAfter(conflictsSince, tableIds, tablesFrom, tablesTo)) {
+                    return CONFLICT; // a replay of writes computed before a bulk load of their table committed
+                }
                 commitTs = oracle.next();
                 if (!fenceOrder.validate(stamp)) {
                     commitTs = 0; // a fence was taken meanwhile: this timestamp is discarded, never used
@@ -287,6 +298,10 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
                     }
                     if (loads.blocks(txId, tableIds, tablesFrom, tablesTo, isOpen)) {
                         return fenced(conflictsSince, keys); // a bulk load holds the table: a fence until it ends
+                    }
+                    if (conflictsSince < txId
+                            && loads.committedAfter(conflictsSince, tableIds, tablesFrom, tablesTo)) {
+                        return CONFLICT;
                     }
                     commitTs = oracle.next();
                 } finally {
@@ -334,6 +349,7 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
                 return fenced(conflictsSince, keys);
             }
             long commitTs = oracle.next();
+            // (The load's own conflict window is empty: it writes no rows, and its hold kept every writer out.)
             switch (conflicts.checkAndRecord(conflictsSince, keys, commitTs)) {
                 case CONFLICT:
                     return CONFLICT;
@@ -342,12 +358,19 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
                 default:
                     break;
             }
+            java.util.Set<Long> loaded = new java.util.TreeSet<>();
             for (long tableId : held) {
-                fences.add(tableId, commitTs);
+                loaded.add(tableId);
             }
             for (int i = tablesFrom; i < tablesTo; i++) {
-                fences.add(tableIds[i], commitTs);
+                if (tableIds[i] != BULK_LOAD_COMMIT) {
+                    loaded.add(tableIds[i]);
+                }
             }
+            for (long tableId : loaded) {
+                fences.add(tableId, commitTs);
+            }
+            loads.committed(loaded.stream().mapToLong(Long::longValue).toArray(), commitTs);
             if (!lease.isHeld()) {
                 return LEASE_LOST;
             }

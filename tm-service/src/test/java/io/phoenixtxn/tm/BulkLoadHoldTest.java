@@ -22,6 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BulkLoadHoldTest {
     private static final long[] LOADED = {TABLE_A};
 
+    /** The tables of a load's commit as its client sends them: marked, so a TM without the hold refuses it. */
+    private static final long[] LOAD_COMMIT = {TransactionManager.BULK_LOAD_COMMIT, TABLE_A};
+
     private static long[] row(long hash) {
         return new long[] {hash};
     }
@@ -81,6 +84,52 @@ class BulkLoadHoldTest {
             long next = tm.begin();
             assertTrue(tm.commit(next, row(1), LOADED).isCommitted(), "a crashed tool blocks no table past its lease");
             assertTrue(load < next);
+        }
+    }
+
+    /** A lapsed lease is not revived by a late renewal: writers may have committed into the load's window. */
+    @Test
+    void aLoadWhoseLeaseLapsedCannotBeRenewedNorCommit() throws Exception {
+        AtomicLong nanos = new AtomicLong();
+        TmConfig config = TransactionManagerCoreTest.small(Map.of(TmConfig.TRANSACTION_LEASE_MS, "1000"));
+        try (TransactionManagerCore tm = TransactionManagerCore.start(config, Clock.SYSTEM,
+                new InMemoryTimestampStorage(), FenceStore.inMemory(), Lease.ALWAYS_HELD,
+                DecisionLog.DEFAULT_WAIT_MILLIS, nanos::get)) {
+            long load = tm.beginBulkLoad(LOADED);
+            nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
+            long writer = tm.begin();
+            assertTrue(tm.commit(writer, row(1), LOADED).isCommitted(), "the hold lapsed with the lease");
+            org.junit.jupiter.api.Assertions.assertArrayEquals(new long[] {load}, tm.keepAlive(new long[] {load}),
+                    "a late renewal does not revive it");
+            assertEquals(AbortReason.EXPIRED, tm.commit(load, NO_ROWS, LOAD_COMMIT).abortReason());
+        }
+    }
+
+    /** What a TM after a failover sees: a load commit it holds nothing for. */
+    @Test
+    void aLoadCommitThisTmHoldsNoLoadForIsRefused() throws Exception {
+        try (TransactionManagerCore tm = TransactionManagerCoreTest.inMemory()) {
+            long notALoad = tm.begin(); // e.g. adopted from an earlier primary during the grace period
+            assertEquals(AbortReason.EXPIRED, tm.commit(notALoad, NO_ROWS, LOAD_COMMIT).abortReason());
+            long writer = tm.begin();
+            assertTrue(tm.commit(writer, row(1), LOADED).isCommitted(), "and it fenced nothing");
+        }
+    }
+
+    /** Phoenix's commit retry re-sends writes computed before the load: validated from there, they conflict. */
+    @Test
+    void aReplayOfWritesComputedBeforeTheLoadConflicts() throws Exception {
+        try (TransactionManagerCore tm = TransactionManagerCoreTest.inMemory()) {
+            long original = tm.begin();
+            long load = tm.beginBulkLoad(LOADED);
+            CommitDecision loaded = tm.commit(load, NO_ROWS, LOAD_COMMIT);
+            assertTrue(loaded.isCommitted());
+            long replay = tm.begin();
+            assertTrue(replay > loaded.commitTimestamp(), "above the load's fence");
+            assertEquals(AbortReason.CONFLICT, tm.commit(replay, original, row(1), LOADED).abortReason());
+            long unrelated = tm.begin();
+            assertTrue(tm.commit(unrelated, original, row(2), new long[] {TABLE_B}).isCommitted(),
+                    "a replay of another table's writes is unaffected");
         }
     }
 

@@ -95,7 +95,9 @@ class TransactionHorizonTest {
         try (TransactionManagerCore second = start(storage, fences)) {
             assertFalse(second.horizon().isKnown(), "it does not know the old epoch's readers yet");
             assertArrayEquals(new long[0], second.keepAlive(new long[] {reader}), "adopted during the grace period");
-            advanceMillis(LEASE_MS + 1);
+            advanceMillis(LEASE_MS / 2); // the client renews well within its lease
+            second.keepAlive(new long[] {reader});
+            advanceMillis(LEASE_MS / 2 + 1);
             second.keepAlive(new long[] {reader});
             assertEquals(reader, second.horizon().gc(), "the re-announced reader holds the new primary's horizon");
             assertSame(AbortReason.BELOW_LOW_WATER_MARK, second.commit(reader, ROW, TABLE).abortReason(),

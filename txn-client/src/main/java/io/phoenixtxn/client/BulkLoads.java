@@ -88,7 +88,11 @@ public final class BulkLoads {
             }
             CommitDecision decision;
             try {
-                decision = tm.get().commit(load.txId(), load.txId(), new long[0], tableIds(tables));
+                long[] ids = tableIds(tables);
+                long[] marked = new long[ids.length + 1];
+                marked[0] = TransactionManager.BULK_LOAD_COMMIT; // a TM that no longer holds the load refuses it
+                System.arraycopy(ids, 0, marked, 1, ids.length);
+                decision = tm.get().commit(load.txId(), load.txId(), new long[0], marked);
             } catch (TmException | RuntimeException e) {
                 load.markAborted();
                 throw new TmException("Bulk load " + load.txId() + " not committed: the transaction manager did not"

@@ -131,10 +131,14 @@ class BulkLoadProtocolIT {
             land(name, load.txId(), "d");
             loads.abandon(load); // e.g. the index table's files failed to land
             Transaction reader = client.begin();
-            assertNull(read(table, reader, "d"), "the landed cell reads as an aborted writer's");
+            assertNull(read(table, reader, "d"), "the landed cell is not visible");
             write(table, reader, "e", "free");
             client.commit(reader); // the TM released the table
             assertTrue(loads.begin(List.of(name)).txId() > load.txId(), "a new load may begin");
+            long tableId = io.phoenixtxn.client.WriteSetHashing.tableId(Bytes.toBytes(name.getNameAsString()));
+            assertEquals(AbortReason.EXPIRED, ClientFixture.tm().get().commit(load.txId(), load.txId(), new long[0],
+                    new long[] {io.phoenixtxn.tm.TransactionManager.BULK_LOAD_COMMIT, tableId}).abortReason(),
+                    "and the TM never commits the abandoned one");
         }
     }
 

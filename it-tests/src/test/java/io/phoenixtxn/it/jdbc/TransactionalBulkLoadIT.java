@@ -109,6 +109,41 @@ class TransactionalBulkLoadIT {
         }
     }
 
+    /**
+     * A load over committed rows: a column the CSV leaves empty must hide the committed value (our tombstone, not
+     * a one-byte value and not a dropped cell), a column it sets must replace it. No index: Phoenix's tool refuses a
+     * non-empty table with a global index.
+     */
+    @Test
+    void aNullColumnInTheLoadHidesTheCommittedValueBelowIt() throws Exception {
+        String table = SharedStack.uniqueTable("BULK_NULL");
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR, W BIGINT) TRANSACTIONAL=true");
+            for (int k = 1; k <= 10; k++) {
+                s.execute("UPSERT INTO " + table + " VALUES (" + k + ", 'old', " + (100 + k) + ")");
+            }
+            c.commit();
+        }
+        Configuration conf = new Configuration(SharedStack.get().configuration());
+        conf.set(QueryServices.TRANSACTIONS_ENABLED, "true");
+        Path input = new Path("/tmp/" + UUID.randomUUID() + "/input.csv");
+        try (FSDataOutputStream out = input.getFileSystem(conf).create(input)) {
+            for (int k = 1; k <= 10; k++) {
+                out.write((k + ",new," + (k % 2 == 0 ? "" : Integer.toString(k)) + "\n")
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        TransactionalCsvBulkLoadTool tool = new TransactionalCsvBulkLoadTool();
+        tool.setConf(conf);
+        assertEquals(0, tool.run(new String[] {"--input", input.toString(), "--table", table,
+            "--output", "/tmp/" + UUID.randomUUID()}));
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            assertEquals(5, count(s, "SELECT COUNT(*) FROM " + table + " WHERE W IS NULL AND V = 'new'"));
+            assertEquals(1 + 3 + 5 + 7 + 9, count(s, "SELECT SUM(W) FROM " + table));
+            assertEquals(10, count(s, "SELECT COUNT(*) FROM " + table));
+        }
+    }
+
     /** {data cells, commit cells} of a table, read raw. */
     private static long[] cellsAndCommitCells(String table) throws Exception {
         long[] counts = new long[2];
