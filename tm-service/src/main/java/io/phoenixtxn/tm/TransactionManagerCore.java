@@ -233,9 +233,11 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
             if (!loads.isLoad(txId) || !open.isOpen(txId)) {
                 return EXPIRED;
             }
-        } else if (conflictsSince < lowWaterMark.get()) {
+        } else if (conflictsSince < lowWaterMark.get() || conflictsSince <= oracle.epochBase()) {
             // The conflict history a transaction needs starts at conflictsSince: below the mark it may be gone. (A
             // held load writes no rows, so it needs none: a long load is not aborted by conflict-table eviction.)
+            // At or below the epoch base it began under an earlier primary, whose history is not here: the mark
+            // starts at that base, and the earlier primary may have issued the base itself.
             return BELOW_LOW_WATER_MARK;
         }
         // An expired transaction no longer holds the GC horizon: what it read may be gone, and its cells may be
