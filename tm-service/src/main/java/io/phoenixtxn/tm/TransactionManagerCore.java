@@ -372,10 +372,10 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
             for (long tableId : loaded) {
                 fences.add(tableId, commitTs);
             }
-            loads.committed(loaded.stream().mapToLong(Long::longValue).toArray(), commitTs);
             if (!lease.isHeld()) {
                 return LEASE_LOST;
             }
+            loads.committed(loaded.stream().mapToLong(Long::longValue).toArray(), commitTs);
             return commitTs;
         } catch (LostPrimacyException e) {
             stop(e.getMessage());
