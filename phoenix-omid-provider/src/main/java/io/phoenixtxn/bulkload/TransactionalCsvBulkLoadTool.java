@@ -38,7 +38,7 @@ import java.util.Set;
  * every file of every table landed, it commits the load, which makes all of it visible at once to transactions
  * that begin afterwards and to none that began before; then it writes the commit cells. A failure before the commit
  * point leaves nothing visible (the landed cells read as an aborted transaction's, and GC removes them). A table
- * with the fast path on has it turned off for the load and back on afterwards. Non-transactional tables load
+ * with the fast path on has it turned off for the load, and left off. Non-transactional tables load
  * exactly as with Phoenix's tool.
  *
  * <pre>hadoop jar ... io.phoenixtxn.bulkload.TransactionalCsvBulkLoadTool --table T --input /data/t.csv</pre>
