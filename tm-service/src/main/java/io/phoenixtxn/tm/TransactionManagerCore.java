@@ -314,13 +314,9 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
             stop(e.getMessage());
             throw e;
         }
-        switch (conflicts.checkAndRecord(conflictsSince, keys, commitTs)) {
-            case CONFLICT:
-                return CONFLICT;
-            case NO_ROOM:
-                return CONFLICT_HISTORY_FULL;
-            default:
-                break;
+        long refused = recordWrites(conflictsSince, keys, commitTs);
+        if (refused != 0) {
+            return refused;
         }
         // Checked last: a primary paused anywhere above must not let a commit out after its lease ran out.
         if (!lease.isHeld()) {
@@ -335,6 +331,18 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
      */
     private long fenced(long conflictsSince, ConflictKeys keys) {
         return conflicts.conflicts(conflictsSince, keys) ? CONFLICT : FENCE;
+    }
+
+    /** Checks the write set from {@code conflictsSince} and records it at {@code commitTs}: 0, or the abort. */
+    private long recordWrites(long conflictsSince, ConflictKeys keys, long commitTs) {
+        switch (conflicts.checkAndRecord(conflictsSince, keys, commitTs)) {
+            case CONFLICT:
+                return CONFLICT;
+            case NO_ROOM:
+                return CONFLICT_HISTORY_FULL;
+            default:
+                return 0;
+        }
     }
 
     /**
@@ -352,13 +360,9 @@ public final class TransactionManagerCore implements BatchingTransactionManager 
             }
             long commitTs = oracle.next();
             // (The load's own conflict window is empty: it writes no rows, and its hold kept every writer out.)
-            switch (conflicts.checkAndRecord(conflictsSince, keys, commitTs)) {
-                case CONFLICT:
-                    return CONFLICT;
-                case NO_ROOM:
-                    return CONFLICT_HISTORY_FULL;
-                default:
-                    break;
+            long refused = recordWrites(conflictsSince, keys, commitTs);
+            if (refused != 0) {
+                return refused;
             }
             java.util.Set<Long> loaded = new java.util.TreeSet<>();
             for (long tableId : held) {
