@@ -25,6 +25,13 @@ class BulkLoadHoldTest {
     /** The tables of a load's commit as its client sends them: marked, so a TM without the hold refuses it. */
     private static final long[] LOAD_COMMIT = {TransactionManager.BULK_LOAD_COMMIT, TABLE_A};
 
+    /** A TM whose transactions hold a 1 s lease, on the given monotonic clock. */
+    private static TransactionManagerCore withOneSecondLeases(AtomicLong nanos) throws TmException {
+        TmConfig config = TransactionManagerCoreTest.small(Map.of(TmConfig.TRANSACTION_LEASE_MS, "1000"));
+        return TransactionManagerCore.start(config, Clock.SYSTEM, new InMemoryTimestampStorage(),
+                FenceStore.inMemory(), Lease.ALWAYS_HELD, DecisionLog.DEFAULT_WAIT_MILLIS, nanos::get);
+    }
+
     private static long[] row(long hash) {
         return new long[] {hash};
     }
@@ -72,10 +79,7 @@ class BulkLoadHoldTest {
     @Test
     void aLoadWhoseLeaseRanOutReleasesItsTables() throws Exception {
         AtomicLong nanos = new AtomicLong();
-        TmConfig config = TransactionManagerCoreTest.small(Map.of(TmConfig.TRANSACTION_LEASE_MS, "1000"));
-        try (TransactionManagerCore tm = TransactionManagerCore.start(config, Clock.SYSTEM,
-                new InMemoryTimestampStorage(), FenceStore.inMemory(), Lease.ALWAYS_HELD,
-                DecisionLog.DEFAULT_WAIT_MILLIS, nanos::get)) {
+        try (TransactionManagerCore tm = withOneSecondLeases(nanos)) {
             long load = tm.beginBulkLoad(LOADED);
             nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(900));
             long writer = tm.begin();
@@ -91,10 +95,7 @@ class BulkLoadHoldTest {
     @Test
     void aLoadWhoseLeaseLapsedCannotBeRenewedNorCommit() throws Exception {
         AtomicLong nanos = new AtomicLong();
-        TmConfig config = TransactionManagerCoreTest.small(Map.of(TmConfig.TRANSACTION_LEASE_MS, "1000"));
-        try (TransactionManagerCore tm = TransactionManagerCore.start(config, Clock.SYSTEM,
-                new InMemoryTimestampStorage(), FenceStore.inMemory(), Lease.ALWAYS_HELD,
-                DecisionLog.DEFAULT_WAIT_MILLIS, nanos::get)) {
+        try (TransactionManagerCore tm = withOneSecondLeases(nanos)) {
             long load = tm.beginBulkLoad(LOADED);
             nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(1100));
             long writer = tm.begin();
