@@ -170,18 +170,18 @@ public final class IndexBuildBenchmark {
             observerForDiagnosis = observer;
             long phoenixSleep = stack.configuration().getLong(QueryServices.INDEX_POPULATION_SLEEP_TIME,
                     QueryServicesOptions.DEFAULT_INDEX_POPULATION_SLEEP_TIME);
-            Tables.create(stack, rows, regions);
+            Tables.create(BenchCluster.embedded(stack), rows, regions);
 
-            Tables.Load plainLoad = Tables.load(stack, Tables.PLAIN, rows, batch, loadThreads);
+            Tables.Load plainLoad = Tables.load(BenchCluster.embedded(stack), Tables.PLAIN, rows, batch, loadThreads);
             progress("loaded %s: %.0f rows/s", Tables.PLAIN, plainLoad.rowsPerSecond());
-            Tables.Load txLoad = Tables.load(stack, Tables.TX, rows, batch, loadThreads);
+            Tables.Load txLoad = Tables.load(BenchCluster.embedded(stack), Tables.TX, rows, batch, loadThreads);
             progress("loaded %s: %.0f rows/s (%.0f rows/s until post-commits settled)", Tables.TX,
                     txLoad.rowsPerSecond(), txLoad.settledRowsPerSecond());
-            Tables.flush(stack, Tables.PLAIN);
-            Tables.flush(stack, Tables.TX);
+            Tables.flush(BenchCluster.embedded(stack), Tables.PLAIN);
+            Tables.flush(BenchCluster.embedded(stack), Tables.TX);
             Thread.sleep(6_000); // region metrics reach the master with the next heartbeats
-            String plainSize = Tables.describe(stack, Tables.PLAIN);
-            String txSize = Tables.describe(stack, Tables.TX);
+            String plainSize = Tables.describe(BenchCluster.embedded(stack), Tables.PLAIN);
+            String txSize = Tables.describe(BenchCluster.embedded(stack), Tables.TX);
             long abortsWhileLoading = observer.abortsOutsideLiveRun();
 
             out.printf("%n## Load (%,d rows per table, commit every %,d rows, %d loader threads)%n%n", rows, batch,
@@ -317,7 +317,7 @@ public final class IndexBuildBenchmark {
     private void verify(EmbeddedStack stack, String table, String index, String column) throws Exception {
         String result;
         try {
-            result = IndexVerifier.verify(stack, table, index, column, rows, samples, index.hashCode());
+            result = IndexVerifier.verify(BenchCluster.embedded(stack), table, index, column, rows, samples, index.hashCode());
         } catch (IndexVerifier.Mismatch e) {
             out.printf("- %s on %s(%s): DIFFERS%n%n```%n%s%n", index, table, column, e.getMessage());
             Diagnosis.dump(out, stack, table, index, e, writersForDiagnosis, observerForDiagnosis);

@@ -1,7 +1,5 @@
 package io.phoenixtxn.bench.index;
 
-import io.phoenixtxn.stack.EmbeddedStack;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,7 +35,7 @@ final class IndexVerifier {
         }
     }
 
-    static String verify(EmbeddedStack stack, String table, String index, String column, long keys, int samples,
+    static String verify(BenchCluster stack, String table, String index, String column, long keys, int samples,
                          long seed) throws SQLException {
         List<String> problems = new ArrayList<>();
         long tableRows;

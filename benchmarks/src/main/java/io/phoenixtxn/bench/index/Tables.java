@@ -1,7 +1,6 @@
 package io.phoenixtxn.bench.index;
 
 import io.phoenixtxn.client.TxnClientConfig;
-import io.phoenixtxn.stack.EmbeddedStack;
 import org.apache.hadoop.hbase.RegionMetrics;
 import org.apache.hadoop.hbase.ServerName;
 import org.apache.hadoop.hbase.Size;
@@ -53,7 +52,12 @@ final class Tables {
      * refuses column encoding on our (OMID-slot) transactional tables, so both store one cell per column under the
      * column name. Both are pre-split into {@code regions} equal key ranges so the builds see the same parallelism.
      */
-    static void create(EmbeddedStack stack, long rows, int regions) throws SQLException {
+    static void create(BenchCluster stack, long rows, int regions) throws SQLException {
+        create(stack, rows, regions, true);
+    }
+
+    /** As {@link #create(BenchCluster, long, int)}; without the non-transactional copy if {@code withCopy} is false. */
+    static void create(BenchCluster stack, long rows, int regions, boolean withCopy) throws SQLException {
         StringBuilder split = new StringBuilder();
         for (int i = 1; i < regions; i++) {
             split.append(i == 1 ? "" : ", ").append(rows * i / regions);
@@ -62,7 +66,9 @@ final class Tables {
         String columns = " (K BIGINT NOT NULL PRIMARY KEY, V VARCHAR, S VARCHAR, N BIGINT, P VARCHAR)";
         try (Connection c = stack.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + TX + columns + " TRANSACTIONAL=true" + splitOn);
-            s.execute("CREATE TABLE " + PLAIN + columns + " COLUMN_ENCODED_BYTES=0" + splitOn);
+            if (withCopy) {
+                s.execute("CREATE TABLE " + PLAIN + columns + " COLUMN_ENCODED_BYTES=0" + splitOn);
+            }
         }
     }
 
@@ -97,7 +103,7 @@ final class Tables {
      * disjoint key ranges. For the transactional table, also waits until the commit table is empty (every
      * asynchronous post-commit has written its commit cells), so the settled rate counts the whole write path.
      */
-    static Load load(EmbeddedStack stack, String table, long rows, int batch, int threads) throws Exception {
+    static Load load(BenchCluster stack, String table, long rows, int batch, int threads) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         long started = System.nanoTime();
         List<Future<Long>> parts = new ArrayList<>();
@@ -123,7 +129,7 @@ final class Tables {
         return new Load(table, rows, commits, loaded, settled);
     }
 
-    private static long loadRange(EmbeddedStack stack, String table, long lo, long hi, int batch)
+    private static long loadRange(BenchCluster stack, String table, long lo, long hi, int batch)
             throws SQLException {
         long commits = 0;
         try (Connection c = stack.connect();
@@ -152,10 +158,10 @@ final class Tables {
     }
 
     /** Rows of the commit table: transactions past their commit point whose commit cells are not all written. */
-    static long commitTableRows(EmbeddedStack stack) throws Exception {
+    static long commitTableRows(BenchCluster stack) throws Exception {
         TableName name = TableName.valueOf(TxnClientConfig.from(stack.configuration()::get).commitTable());
         long rows = 0;
-        try (Table t = stack.hbase().getConnection().getTable(name);
+        try (Table t = stack.hbase().getTable(name);
              ResultScanner scanner = t.getScanner(new Scan().setFilter(new FirstKeyOnlyFilter()))) {
             for (Result ignored : scanner) {
                 rows++;
@@ -164,7 +170,7 @@ final class Tables {
         return rows;
     }
 
-    static void awaitCommitTableEmpty(EmbeddedStack stack, long timeoutNanos) throws Exception {
+    static void awaitCommitTableEmpty(BenchCluster stack, long timeoutNanos) throws Exception {
         long deadline = System.nanoTime() + timeoutNanos;
         long rows;
         while ((rows = commitTableRows(stack)) > 0) {
@@ -176,19 +182,19 @@ final class Tables {
     }
 
     /** Flushes the table's memstores so builds read store files, not memory. */
-    static void flush(EmbeddedStack stack, String table) throws Exception {
-        try (Admin admin = stack.hbase().getConnection().getAdmin()) {
+    static void flush(BenchCluster stack, String table) throws Exception {
+        try (Admin admin = stack.hbase().getAdmin()) {
             admin.flush(TableName.valueOf(table));
         }
     }
 
     /** Regions and store-file megabytes of a table (after a flush), for the record. */
-    static String describe(EmbeddedStack stack, String table) throws Exception {
+    static String describe(BenchCluster stack, String table) throws Exception {
         TableName name = TableName.valueOf(table);
         double storeMb = 0;
         int regions = 0;
         int storeFiles = 0;
-        try (Admin admin = stack.hbase().getConnection().getAdmin()) {
+        try (Admin admin = stack.hbase().getAdmin()) {
             for (ServerName server : admin.getRegionServers()) {
                 for (RegionMetrics m : admin.getRegionMetrics(server, name)) {
                     regions++;
