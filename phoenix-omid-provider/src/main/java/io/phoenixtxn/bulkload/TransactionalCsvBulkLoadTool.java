@@ -3,8 +3,10 @@ package io.phoenixtxn.bulkload;
 import io.phoenixtxn.client.BulkLoads;
 import io.phoenixtxn.client.Transaction;
 import io.phoenixtxn.client.TxnClient;
+import io.phoenixtxn.client.TransactionalTable;
 import io.phoenixtxn.client.TxnClientConfig;
 import io.phoenixtxn.client.fastpath.FastPathSwitch;
+import io.phoenixtxn.phoenix.LoadMapperSnapshot;
 import io.phoenixtxn.tm.discovery.TmHandle;
 import io.phoenixtxn.tm.discovery.TmLocator;
 import org.apache.hadoop.conf.Configuration;
@@ -13,6 +15,8 @@ import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.ResultScanner;
+import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.mapreduce.Job;
 import org.apache.hadoop.util.ToolRunner;
 import org.apache.phoenix.mapreduce.CsvBulkLoadTool;
@@ -45,7 +49,7 @@ import java.util.Set;
  */
 public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
     /** Job setting: the load's start timestamp, the version of every cell the job writes. */
-    public static final String LOAD_VERSION = "phoenix.txn.bulkload.version";
+    public static final String LOAD_VERSION = LoadMapperSnapshot.VERSION;
 
     private static final Logger LOG = LoggerFactory.getLogger(TransactionalCsvBulkLoadTool.class);
 
@@ -54,6 +58,7 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
                          List<TargetTableRef> tablesToBeLoaded, boolean hasLocalIndexes) throws Exception {
         if (!isTransactional(conf, tablesToBeLoaded.get(0).getLogicalName())) {
             conf.unset(LOAD_VERSION);
+            conf.unset(LoadMapperSnapshot.EMPTY_TABLES);
             return super.submitJob(conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
                     hasLocalIndexes);
         }
@@ -71,24 +76,32 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
                 // fast-path writes), or an index may exist; the operator decides (PhoenixFastPath.enable).
                 LOG.warn("Fast path of {} turned off for the bulk load; it stays off until turned on again", table);
             }
-            return load(client.bulkLoads(), conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
+            return load(client, conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
                     tables);
         }
     }
 
-    private int load(BulkLoads loads, Configuration conf, String qualifiedTableName, String inputPaths,
+    private int load(TxnClient client, Configuration conf, String qualifiedTableName, String inputPaths,
                      Path outputPath, List<TargetTableRef> tablesToBeLoaded, List<TableName> tables)
             throws Exception {
+        BulkLoads loads = client.bulkLoads();
         Transaction load = loads.begin(tables);
         LOG.info("Bulk load transaction {} holds {}: their transactional writers abort until it ends", load.txId(),
                 tables);
+        List<String> empty;
         try {
-            checkIndexesUnchanged(conf, tablesToBeLoaded);
+            boolean dataTable = checkIndexesUnchanged(conf, tablesToBeLoaded);
+            empty = dataTable ? emptyAt(client, load, TableName.valueOf(tablesToBeLoaded.get(0).getPhysicalName()))
+                    : List.of();
         } catch (Exception | Error e) {
             loads.abandon(load);
             throw e;
         }
         conf.setLong(LOAD_VERSION, load.txId());
+        conf.set(LoadMapperSnapshot.EMPTY_TABLES, String.join(",", empty));
+        if (!empty.isEmpty()) {
+            LOG.info("{} holds no row at the load's snapshot: the mappers do not read its rows' prior state", empty);
+        }
         String userProcessor = conf.get(PhoenixConfigurationUtil.UPSERT_HOOK_CLASS_CONFKEY);
         if (userProcessor != null && !userProcessor.equals(NullColumnProcessor.class.getName())) {
             conf.set(NullColumnProcessor.USER_PROCESSOR, userProcessor);
@@ -143,9 +156,9 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
      * the load's start, so the load's commit would not be refused) would get none of the loaded rows. Read again now
      * that the load holds the table (any later CREATE INDEX fences it above the load's start and aborts it).
      */
-    private static void checkIndexesUnchanged(Configuration conf, List<TargetTableRef> refs) throws Exception {
+    private static boolean checkIndexesUnchanged(Configuration conf, List<TargetTableRef> refs) throws Exception {
         if (refs.size() == 1 && !isDataTable(conf, refs.get(0).getLogicalName())) {
-            return; // --index-table: one index alone
+            return false; // --index-table: one index alone
         }
         Set<String> listed = new java.util.HashSet<>();
         for (TargetTableRef ref : refs) {
@@ -161,6 +174,19 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
                             + " would leave it without the loaded rows. Nothing was loaded: run the tool again");
                 }
             }
+        }
+        return true;
+    }
+
+    /**
+     * {@code table} if it holds no row at the load's snapshot (a snapshot read: stable, and the load's hold keeps
+     * every later writer out), else nothing. The mappers then skip reading the prior state of its rows
+     * ({@link LoadMapperSnapshot}): one region round trip per CSV line for a table with a mutable index.
+     */
+    private static List<String> emptyAt(TxnClient client, Transaction load, TableName table) throws IOException {
+        try (TransactionalTable t = client.table(table);
+             ResultScanner rows = t.getScanner(load, new Scan().setLimit(1).setCaching(1))) {
+            return rows.next() == null ? List.of(table.getNameAsString()) : List.of();
         }
     }
 

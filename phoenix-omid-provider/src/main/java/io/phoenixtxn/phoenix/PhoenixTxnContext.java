@@ -81,6 +81,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     private final Map<TableName, PTable> sentTables = new ConcurrentHashMap<>();
     /** Non-null while this context runs an index population. */
     private volatile IndexBuildProgress population;
+    /**
+     * Physical names of tables known to hold no row at this context's snapshot (a bulk load's mapper,
+     * {@link LoadMapperSnapshot}): their reads are answered without a round trip.
+     */
+    private volatile java.util.Set<String> emptyAtSnapshot = java.util.Set.of();
     /** Begun lazily: Phoenix called begin(), no TM transaction exists yet (tx is null). */
     private volatile boolean deferred;
     /**
@@ -205,6 +210,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         clearDeferred();
         lostWrites = null;
         provisionalId = 0; // a context Phoenix reuses must never show the id of a transaction that ended (F2)
+        LoadMapperSnapshot load = LoadMapperSnapshot.of(connection);
+        if (load != null) {
+            tx = load.view(); // a bulk load's mapper: reads at the load's snapshot, never commits (no TM call)
+            emptyAtSnapshot = load.emptyTables();
+            return;
+        }
+        emptyAtSnapshot = java.util.Set.of();
         long inherited = ReplayGuard.takeInheritedConflictStart(connection);
         boolean afterRefusal = RefusedRoutes.takeMustBeginEagerly(connection);
         PhoenixTxnClient client = phoenixClient();
@@ -625,6 +637,12 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     }
 
     /** The index population this context runs, or null. */
+    /** True if {@code table} is known to hold no row at this context's snapshot ({@link LoadMapperSnapshot}). */
+    boolean knownEmpty(TableName table) {
+        java.util.Set<String> empty = emptyAtSnapshot;
+        return !empty.isEmpty() && empty.contains(table.getNameAsString());
+    }
+
     IndexBuildProgress population() {
         return population;
     }
@@ -751,6 +769,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         lostWrites = null;
         provisionalId = 0;
         sentTables.clear();
+        emptyAtSnapshot = java.util.Set.of();
     }
 
     /**
@@ -889,6 +908,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             PhoenixTxnContext child = new PhoenixTxnContext(null, otherTx == null ? null : otherTx.childView(),
                     other.metadataOwner, other.buffered);
             child.population = other.population; // a client-side population's parallel scans count into it
+            child.emptyAtSnapshot = other.emptyAtSnapshot;
             return child;
         }
         return new PhoenixTxnContext(other.connection, otherTx, other.connection, other.buffered);

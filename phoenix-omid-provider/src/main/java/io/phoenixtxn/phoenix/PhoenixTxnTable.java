@@ -155,7 +155,10 @@ final class PhoenixTxnTable implements Table {
         if (population != null && population.isPopulatedOnRegionServers()
                 && context.runsPopulation(population)
                 && population.getDataTable().equals(table.getName().getNameAsString())) {
-            return new PopulatedScanner(); // Phoenix's pass of a population the region servers already did
+            return new NoRowsScanner(); // Phoenix's pass of a population the region servers already did
+        }
+        if (context.knownEmpty(table.getName())) {
+            return new NoRowsScanner(); // a bulk load's mapper reading a table that was empty at the load's start
         }
         Scan snapshotScan = new Scan(scan).setTimeRange(0, Long.MAX_VALUE);
         ResultScanner scanner;
