@@ -11,10 +11,8 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Result;
 import org.apache.hadoop.hbase.client.ResultScanner;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
-import org.apache.hadoop.hbase.util.Pair;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,11 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -53,8 +46,6 @@ import java.util.function.Supplier;
 public final class BulkLoads {
     private static final Logger LOG = LoggerFactory.getLogger(BulkLoads.class);
     private static final int COMMIT_CELL_BATCH = 1_000;
-    /** Regions whose commit cells are written at once. */
-    private static final int COMMIT_CELL_THREADS = 4;
 
     private final Connection connection;
     private final Supplier<TransactionManager> tm;
@@ -155,48 +146,17 @@ public final class BulkLoads {
      * @return how many commit cells were written
      */
     public long writeCommitCells(long txId, long commitTs, Collection<TableName> tables) throws IOException {
-        // One task per region of every table: each scans its key range for the load's cells and writes their
-        // commit cells, so scans and (SYNC_WAL) writes of different regions overlap.
-        List<Callable<Long>> tasks = new ArrayList<>();
-        for (TableName table : tables) {
-            try (RegionLocator regions = connection.getRegionLocator(table)) {
-                Pair<byte[][], byte[][]> keys = regions.getStartEndKeys();
-                for (int i = 0; i < keys.getFirst().length; i++) {
-                    byte[] start = keys.getFirst()[i];
-                    byte[] stop = keys.getSecond()[i];
-                    tasks.add(() -> writeCommitCells(table, start, stop, txId, commitTs));
-                }
-            }
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(Math.min(COMMIT_CELL_THREADS, tasks.size()), r -> {
-            Thread t = new Thread(r, "bulk-load-commit-cells-" + txId);
-            t.setDaemon(true);
-            return t;
-        });
         long written = 0;
-        try {
-            for (Future<Long> done : pool.invokeAll(tasks)) {
-                written += done.get();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted writing the commit cells of load " + txId
-                    + "; it is committed, and readers resolve it through its commit-table entry");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof IOException ? (IOException) cause : new IOException(cause);
-        } finally {
-            pool.shutdownNow();
+        for (TableName table : tables) {
+            written += writeCommitCells(table, txId, commitTs);
         }
-        LOG.info("Bulk load {}: {} commit cells written in {} ({} regions)", txId, written, tables, tasks.size());
         commitTable.delete(txId);
         return written;
     }
 
-    private long writeCommitCells(TableName table, byte[] start, byte[] stop, long txId, long commitTs)
-            throws IOException {
-        Scan scan = new Scan().withStartRow(start).withStopRow(stop).setTimeRange(txId, txId + 1)
-                .setFilter(new KeyOnlyFilter()).setCaching(COMMIT_CELL_BATCH).setCacheBlocks(false);
+    private long writeCommitCells(TableName table, long txId, long commitTs) throws IOException {
+        Scan scan = new Scan().setTimeRange(txId, txId + 1).setFilter(new KeyOnlyFilter()).setCaching(1_000)
+                .setCacheBlocks(false);
         long written = 0;
         List<WrittenCell> batch = new ArrayList<>(COMMIT_CELL_BATCH);
         try (Table t = connection.getTable(table); ResultScanner scanner = t.getScanner(scan)) {
@@ -219,6 +179,7 @@ public final class BulkLoads {
             commitCells.writeCommitCells(table, commitTs, batch);
             written += batch.size();
         }
+        LOG.info("Bulk load {}: {} commit cells written in {}", txId, written, table);
         return written;
     }
 
