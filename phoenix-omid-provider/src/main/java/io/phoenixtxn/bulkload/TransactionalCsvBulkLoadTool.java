@@ -53,12 +53,16 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
 
     private static final Logger LOG = LoggerFactory.getLogger(TransactionalCsvBulkLoadTool.class);
 
+    /** The load the job being set up writes (its start timestamp), or -1 for a non-transactional load. */
+    private long jobLoadVersion = -1;
+    /** Tables empty at the load's snapshot, for the job's mappers ({@link LoadMapperSnapshot#EMPTY_TABLES}). */
+    private String jobEmptyTables = "";
+
     @Override
     public int submitJob(Configuration conf, String qualifiedTableName, String inputPaths, Path outputPath,
                          List<TargetTableRef> tablesToBeLoaded, boolean hasLocalIndexes) throws Exception {
         if (!isTransactional(conf, tablesToBeLoaded.get(0).getLogicalName())) {
-            conf.unset(LOAD_VERSION);
-            conf.unset(LoadMapperSnapshot.EMPTY_TABLES);
+            jobLoadVersion = -1;
             return super.submitJob(conf, qualifiedTableName, inputPaths, outputPath, tablesToBeLoaded,
                     hasLocalIndexes);
         }
@@ -97,8 +101,9 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
             loads.abandon(load);
             throw e;
         }
-        conf.setLong(LOAD_VERSION, load.txId());
-        conf.set(LoadMapperSnapshot.EMPTY_TABLES, String.join(",", empty));
+        // Only the job's configuration carries the load (setupJob): a connection opened from this one is no view.
+        jobLoadVersion = load.txId();
+        jobEmptyTables = String.join(",", empty);
         if (!empty.isEmpty()) {
             LOG.info("{} holds no row at the load's snapshot: the mappers do not read its rows' prior state", empty);
         }
@@ -114,6 +119,9 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
             loads.abandon(load);
             LOG.error("Bulk load transaction {} failed before its commit point: nothing of it is visible", load.txId());
             throw e;
+        } finally {
+            jobLoadVersion = -1;
+            jobEmptyTables = "";
         }
         if (status != 0) {
             loads.abandon(load);
@@ -139,7 +147,9 @@ public class TransactionalCsvBulkLoadTool extends CsvBulkLoadTool {
     @Override
     protected void setupJob(Job job) {
         super.setupJob(job);
-        if (job.getConfiguration().getLong(LOAD_VERSION, -1) > 0) {
+        if (jobLoadVersion > 0) {
+            job.getConfiguration().setLong(LOAD_VERSION, jobLoadVersion);
+            job.getConfiguration().set(LoadMapperSnapshot.EMPTY_TABLES, jobEmptyTables);
             job.setOutputFormatClass(TransactionalHfileOutputFormat.class);
         }
     }

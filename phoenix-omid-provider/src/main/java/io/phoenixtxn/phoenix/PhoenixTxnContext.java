@@ -85,7 +85,9 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * Physical names of tables known to hold no row at this context's snapshot (a bulk load's mapper,
      * {@link LoadMapperSnapshot}): their reads are answered without a round trip.
      */
-    private volatile java.util.Set<String> emptyAtSnapshot = java.util.Set.of();
+    private volatile Set<String> emptyAtSnapshot = Set.of();
+    /** Set while the transaction is a bulk load's read-only view ({@link LoadMapperSnapshot}): writes are refused. */
+    private volatile boolean loadView;
     /** Begun lazily: Phoenix called begin(), no TM transaction exists yet (tx is null). */
     private volatile boolean deferred;
     /**
@@ -210,13 +212,20 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         clearDeferred();
         lostWrites = null;
         provisionalId = 0; // a context Phoenix reuses must never show the id of a transaction that ended (F2)
-        LoadMapperSnapshot load = LoadMapperSnapshot.of(connection);
+        LoadMapperSnapshot load;
+        try {
+            load = LoadMapperSnapshot.of(connection);
+        } catch (IllegalArgumentException e) {
+            throw SqlErrors.failed(e.getMessage(), e);
+        }
         if (load != null) {
             tx = load.view(); // a bulk load's mapper: reads at the load's snapshot, never commits (no TM call)
             emptyAtSnapshot = load.emptyTables();
+            loadView = true;
             return;
         }
-        emptyAtSnapshot = java.util.Set.of();
+        emptyAtSnapshot = Set.of();
+        loadView = false;
         long inherited = ReplayGuard.takeInheritedConflictStart(connection);
         boolean afterRefusal = RefusedRoutes.takeMustBeginEagerly(connection);
         PhoenixTxnClient client = phoenixClient();
@@ -417,7 +426,21 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * rollback, and the next transaction on the
      * connection begins at the TM ({@link RefusedRoutes}).
      */
+    /**
+     * Refuses writes of a bulk load's view: its cells would carry the load's version, which a commit of the view
+     * cannot commit and the load's own commit would (its commit cells cover every cell at that version), past the
+     * load's hold.
+     */
+    void refuseWritesOfALoadView() throws IOException {
+        if (loadView) {
+            throw new IOException("This connection belongs to a bulk load's map task (" + LoadMapperSnapshot.VERSION
+                    + " is among its properties): it reads at the load's snapshot and cannot write. Open"
+                    + " connections for other work without the load job's settings");
+        }
+    }
+
     Transaction transactionForWrite() throws IOException {
+        refuseWritesOfALoadView();
         if (!deferred) {
             return requireTransaction();
         }
@@ -636,13 +659,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
     }
 
-    /** The index population this context runs, or null. */
     /** True if {@code table} is known to hold no row at this context's snapshot ({@link LoadMapperSnapshot}). */
     boolean knownEmpty(TableName table) {
-        java.util.Set<String> empty = emptyAtSnapshot;
+        Set<String> empty = emptyAtSnapshot;
         return !empty.isEmpty() && empty.contains(table.getNameAsString());
     }
 
+    /** The index population this context runs, or null. */
     IndexBuildProgress population() {
         return population;
     }
@@ -769,7 +792,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         lostWrites = null;
         provisionalId = 0;
         sentTables.clear();
-        emptyAtSnapshot = java.util.Set.of();
+        emptyAtSnapshot = Set.of();
+        loadView = false;
     }
 
     /**
@@ -909,6 +933,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
                     other.metadataOwner, other.buffered);
             child.population = other.population; // a client-side population's parallel scans count into it
             child.emptyAtSnapshot = other.emptyAtSnapshot;
+            child.loadView = other.loadView;
             return child;
         }
         return new PhoenixTxnContext(other.connection, otherTx, other.connection, other.buffered);

@@ -3,10 +3,12 @@ package io.phoenixtxn.it.jdbc;
 import io.phoenixtxn.bulkload.TransactionalCsvBulkLoadTool;
 import io.phoenixtxn.it.SharedStack;
 import io.phoenixtxn.phoenix.FastPathRoutingStats;
+import io.phoenixtxn.phoenix.LoadMapperSnapshot;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.phoenix.query.QueryServices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,6 +19,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -149,6 +152,44 @@ class TransactionalBulkLoadIT {
             assertEquals(5, count(s, "SELECT COUNT(*) FROM " + table + " WHERE W IS NULL AND V = 'new'"));
             assertEquals(1 + 3 + 5 + 7 + 9, count(s, "SELECT SUM(W) FROM " + table));
             assertEquals(10, count(s, "SELECT COUNT(*) FROM " + table));
+        }
+    }
+
+    /**
+     * A connection carrying a load's setting (as Phoenix's bulk-load mapper's does: every job setting becomes a
+     * connection property) reads at the load's snapshot and refuses to write: cells at the load's version would be
+     * committed by the load's commit, past its hold.
+     */
+    @Test
+    void aConnectionWithALoadsSettingReadsAtItsSnapshotAndCannotWrite() throws Exception {
+        String table = SharedStack.uniqueTable("BULK_VIEW");
+        long snapshot;
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (K BIGINT PRIMARY KEY, V VARCHAR) TRANSACTIONAL=true");
+            s.execute("UPSERT INTO " + table + " VALUES (1, 'before')");
+            c.commit();
+            count(s, "SELECT COUNT(*) FROM " + table);
+            snapshot = c.unwrap(PhoenixConnection.class).getMutationState().getPhoenixTransactionContext()
+                    .getTransactionId();
+            c.commit();
+            s.execute("UPSERT INTO " + table + " VALUES (1, 'after')");
+            c.commit();
+        }
+        Properties props = new Properties();
+        props.setProperty(LoadMapperSnapshot.VERSION, Long.toString(snapshot));
+        try (Connection view = SharedStack.get().connect(SharedStack.routed(props)); Statement s = view.createStatement()) {
+            view.setAutoCommit(false);
+            try (ResultSet rs = s.executeQuery("SELECT V FROM " + table + " WHERE K = 1")) {
+                assertTrue(rs.next());
+                assertEquals("before", rs.getString(1), "the view reads at its snapshot");
+            }
+            view.rollback();
+            s.execute("UPSERT INTO " + table + " VALUES (2, 'x')");
+            SQLException refused = assertThrows(SQLException.class, view::commit);
+            assertTrue(String.valueOf(refused.getMessage()).contains("bulk load's map task"), refused.getMessage());
+        }
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            assertEquals(1, count(s, "SELECT COUNT(*) FROM " + table), "nothing of the refused write is visible");
         }
     }
 
