@@ -1,15 +1,11 @@
 package io.phoenixtxn.bench.index;
 
 import java.io.PrintStream;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A large CREATE INDEX with the client in a JVM of its own: the cluster runs elsewhere (the processes of
@@ -74,7 +70,8 @@ public final class ClusterIndexBuildBenchmark {
                 rows, regions, batch, loadThreads, samples);
         out.printf("- client JVM: %s %s, %d processors, max heap %d MB; load average at start: %s%n",
                 System.getProperty("java.vm.name"), System.getProperty("java.version"),
-                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
+                HeapSampler.loadAverage());
         out.flush();
         BenchCluster cluster = BenchCluster.remote(url);
         try (BuildObserver observer = BuildObserver.install()) {
@@ -96,7 +93,7 @@ public final class ClusterIndexBuildBenchmark {
             System.gc();
             resetPoolPeaks();
             String sql = "CREATE INDEX " + INDEX + " ON " + Tables.TX + " (V) INCLUDE (N)";
-            progress("%s (load average %s)", sql, loadAverage());
+            progress("%s (load average %s)", sql, HeapSampler.loadAverage());
             HeapSampler heap = new HeapSampler();
             long since = System.nanoTime();
             long nanos;
@@ -126,7 +123,7 @@ public final class ClusterIndexBuildBenchmark {
             out.printf("%n## Verification%n%n");
             out.printf("- %s on %s(V): %s%n", INDEX, Tables.TX,
                     IndexVerifier.verify(cluster, Tables.TX, INDEX, "V", rows, samples, INDEX.hashCode()));
-            out.printf("%nLoad average at end: %s%n", loadAverage());
+            out.printf("%nLoad average at end: %s%n", HeapSampler.loadAverage());
         } finally {
             cluster.hbase().close();
         }
@@ -153,70 +150,5 @@ public final class ClusterIndexBuildBenchmark {
 
     private static void progress(String format, Object... args) {
         System.err.printf("[bench-index-cluster] " + format + "%n", args);
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return parts[0] + " " + parts[1] + " " + parts[2];
-        } catch (Exception e) {
-            return "n/a";
-        }
-    }
-
-    /** Heap in use sampled every 100 ms, and the collectors' counts and times over the same span. */
-    private static final class HeapSampler {
-        private final AtomicLong peak = new AtomicLong();
-        private final long[] startCounts;
-        private final long[] startTimes;
-        private volatile boolean stopped;
-        private final Thread thread;
-        private String summary = "";
-
-        HeapSampler() {
-            var collectors = ManagementFactory.getGarbageCollectorMXBeans();
-            startCounts = new long[collectors.size()];
-            startTimes = new long[collectors.size()];
-            for (int i = 0; i < collectors.size(); i++) {
-                startCounts[i] = collectors.get(i).getCollectionCount();
-                startTimes[i] = collectors.get(i).getCollectionTime();
-            }
-            var memory = ManagementFactory.getMemoryMXBean();
-            thread = new Thread(() -> {
-                while (!stopped) {
-                    peak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-                    try {
-                        Thread.sleep(100);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "bench-heap-sampler");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void stop() throws InterruptedException {
-            stopped = true;
-            thread.interrupt();
-            thread.join();
-            var collectors = ManagementFactory.getGarbageCollectorMXBeans();
-            StringBuilder b = new StringBuilder();
-            for (int i = 0; i < collectors.size(); i++) {
-                GarbageCollectorMXBean gc = collectors.get(i);
-                b.append(i == 0 ? "" : "; ").append(gc.getName()).append(' ')
-                        .append(gc.getCollectionCount() - startCounts[i]).append(" / ")
-                        .append(gc.getCollectionTime() - startTimes[i]);
-            }
-            summary = b.toString();
-        }
-
-        long peakMb() {
-            return peak.get() >> 20;
-        }
-
-        String gcSummary() {
-            return summary;
-        }
     }
 }

@@ -6,10 +6,6 @@ import org.apache.phoenix.query.QueryServices;
 import org.apache.phoenix.query.QueryServicesOptions;
 
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryMXBean;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -18,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Online CREATE INDEX benchmark on the embedded stack (minicluster, embedded TM and Phoenix in one JVM).
@@ -164,7 +159,8 @@ public final class IndexBuildBenchmark {
                         + settingsArguments());
         out.printf("- JVM: %s %s, %d processors, max heap %d MB; load average at start: %s%n",
                 System.getProperty("java.vm.name"), System.getProperty("java.version"),
-                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20, loadAverage());
+                Runtime.getRuntime().availableProcessors(), Runtime.getRuntime().maxMemory() >> 20,
+                HeapSampler.loadAverage());
         out.flush();
         try (EmbeddedStack stack = EmbeddedStack.start(settings); BuildObserver observer = BuildObserver.install()) {
             observerForDiagnosis = observer;
@@ -310,7 +306,7 @@ public final class IndexBuildBenchmark {
             }
             verify(stack, Tables.TX, TX_QUIET, "V");
             verify(stack, Tables.TX, TX_LIVE, "S");
-            out.printf("%nLoad average at end: %s%n", loadAverage());
+            out.printf("%nLoad average at end: %s%n", HeapSampler.loadAverage());
         }
     }
 
@@ -333,7 +329,7 @@ public final class IndexBuildBenchmark {
                         Properties props, String note) throws Exception {
         System.gc();
         String sql = "CREATE INDEX " + index + " ON " + table + " (" + column + ") INCLUDE (N)";
-        progress("%s (load average %s)", sql, loadAverage());
+        progress("%s (load average %s)", sql, HeapSampler.loadAverage());
         HeapSampler heap = new HeapSampler();
         long since = System.nanoTime();
         long nanos;
@@ -383,47 +379,5 @@ public final class IndexBuildBenchmark {
 
     private static void progress(String format, Object... args) {
         System.err.printf("[bench-index] " + format + "%n", args);
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return parts[0] + " " + parts[1] + " " + parts[2];
-        } catch (Exception e) {
-            return "n/a";
-        }
-    }
-
-    /** Heap in use, sampled every 100 ms while a build runs (an upper bound on the live set, not the live set). */
-    private static final class HeapSampler {
-        private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
-        private final AtomicLong peak = new AtomicLong();
-        private volatile boolean stopped;
-        private final Thread thread;
-
-        HeapSampler() {
-            thread = new Thread(() -> {
-                while (!stopped) {
-                    peak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max);
-                    try {
-                        Thread.sleep(100);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "bench-heap-sampler");
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        void stop() throws InterruptedException {
-            stopped = true;
-            thread.interrupt();
-            thread.join();
-        }
-
-        long peakMb() {
-            return peak.get() >> 20;
-        }
     }
 }
