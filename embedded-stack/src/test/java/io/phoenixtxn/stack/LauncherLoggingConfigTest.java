@@ -23,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The launchers' logging configuration (conf/phoenix-txn-log4j.properties) routes as its comments say: every line
- * to the file; on the console our warnings and other components' errors, except the shutdown noise it names.
+ * to the file; on the console our warnings and other components' errors, except the shutdown noise it names (ZooKeeper's
+ * watcher race, Phoenix's lease-renewal interrupt).
  */
 class LauncherLoggingConfigTest {
 
@@ -40,7 +41,7 @@ class LauncherLoggingConfigTest {
     }
 
     @Test
-    void consoleKeepsErrorsAndOurWarningsAndDropsTheZooKeeperShutdownRace(@TempDir Path dir) throws Exception {
+    void consoleKeepsErrorsAndOurWarningsAndDropsTheShutdownRaces(@TempDir Path dir) throws Exception {
         Path logFile = dir.resolve("stack.log");
         ByteArrayOutputStream console = new ByteArrayOutputStream();
         System.setErr(new PrintStream(console, true, StandardCharsets.UTF_8));
@@ -49,12 +50,15 @@ class LauncherLoggingConfigTest {
         Logger zk = Logger.getLogger("org.apache.zookeeper.ClientCnxn");
         zk.error("Error while calling watcher.", new RejectedExecutionException("executor terminated"));
         zk.error("Unable to connect to the ensemble");
+        Logger cqsi = Logger.getLogger("org.apache.phoenix.query.ConnectionQueryServicesImpl");
+        cqsi.error("Thread interrupted when renewing lease.", new InterruptedException());
         Logger.getLogger("org.apache.hadoop.hbase.master.HMaster").warn("routine warning");
         Logger.getLogger("io.phoenixtxn.tm.Lease").warn("our warning");
         Logger.getLogger("io.phoenixtxn.tm.Lease").info("our info");
 
         String shown = console.toString(StandardCharsets.UTF_8);
         assertTrue(!shown.contains("calling watcher") && !shown.contains("RejectedExecutionException"), shown);
+        assertTrue(!shown.contains("renewing lease") && !shown.contains("InterruptedException"), shown);
         assertTrue(shown.contains("Unable to connect to the ensemble"), "other ZooKeeper errors stay: " + shown);
         assertTrue(shown.contains("our warning"), shown);
         assertTrue(!shown.contains("routine warning") && !shown.contains("our info"), shown);
@@ -62,6 +66,7 @@ class LauncherLoggingConfigTest {
 
         String file = Files.readString(logFile, StandardCharsets.UTF_8);
         for (String line : new String[] {"Error while calling watcher.", "RejectedExecutionException",
+                "Thread interrupted when renewing lease.", "InterruptedException",
                 "Unable to connect", "routine warning", "our warning", "our info"}) {
             assertTrue(file.contains(line), line + " in the file: " + file);
         }
