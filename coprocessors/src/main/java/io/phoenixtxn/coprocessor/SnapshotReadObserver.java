@@ -37,6 +37,7 @@ import org.apache.hadoop.hbase.regionserver.Store;
 import org.apache.hadoop.hbase.regionserver.StoreFile;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionLifeCycleTracker;
 import org.apache.hadoop.hbase.regionserver.compactions.CompactionRequest;
+import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.Pair;
 import org.apache.hadoop.hbase.wal.WALEdit;
 
@@ -48,7 +49,9 @@ import java.util.Optional;
  * Region observer installed on every transactional table and index. A get or scan that carries a snapshot
  * ({@link SnapshotAttributes#SNAPSHOT}) reads all versions through {@link SnapshotReadFilter}, so the region
  * returns only what the snapshot sees, before any later observer (Phoenix's run at a higher priority number) looks
- * at the cells. Reads without a snapshot pass through unfiltered (HBase tools).
+ * at the cells. A scan of Phoenix's MapReduce input formats carries a read timestamp instead and is read as a snapshot
+ * at it ({@link #PHOENIX_MAPREDUCE_READ_TIMESTAMP}). Other reads without a snapshot pass through unfiltered (HBase
+ * tools).
  *
  * <p>Every store scanner of the region (reads, flushes, compactions) keeps what {@link TransactionalStoreRetention}
  * says a transactional store must keep, whatever the family's VERSIONS and TTL (reported once at region open when
@@ -62,6 +65,12 @@ import java.util.Optional;
  * non-transactional writes ({@link NonTransactionalWriteCheck}).
  */
 public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
+    /**
+     * Phoenix's scan attribute for the read timestamp of a MapReduce job on a transactional table
+     * ({@code BaseScannerRegionObserverConstants.TX_SCN}; set by its input formats from the job's TX_SCN setting).
+     */
+    public static final String PHOENIX_MAPREDUCE_READ_TIMESTAMP = "_TxScn";
+
     private final TransactionalStoreRetention retention = new TransactionalStoreRetention();
     private volatile CommitResolver resolver;
     private volatile HBaseCommitTable commitTable;
@@ -145,7 +154,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Snapshot snapshot = snapshotOf(scan);
         if (snapshot != null) {
             commitTableCheck.verify(scan, "scan", table);
-            SnapshotAge.check(snapshot, GcHorizon.current(), "scan", table);
+            checkAge(snapshot, scan);
             fastPath.beforeSnapshotRead(snapshot, null);
             scan.readAllVersions();
             ReadColumns.widen(scan.getFamilyMap());
@@ -170,7 +179,7 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         Snapshot snapshot = snapshotOf(scan);
         if (snapshot != null) {
             try {
-                SnapshotAge.check(snapshot, GcHorizon.current(), "scan", table);
+                checkAge(snapshot, scan);
             } catch (IOException e) {
                 scanner.close(); // HBase does not close a scanner whose opening failed here
                 throw e;
@@ -264,6 +273,14 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         retention.forCompaction(scanType, options);
     }
 
+    private void checkAge(Snapshot snapshot, Scan scan) throws DoNotRetryIOException {
+        if (scan.getAttribute(SnapshotAttributes.SNAPSHOT) == null) {
+            SnapshotAge.checkMapReduceRead(snapshot, GcHorizon.current(), table); // read at Phoenix's MR timestamp
+        } else {
+            SnapshotAge.check(snapshot, GcHorizon.current(), "scan", table);
+        }
+    }
+
     private void verifyCommitTable(OperationWithAttributes op, String what) throws IOException {
         commitTableCheck.verify(op, what, table);
     }
@@ -314,6 +331,10 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     private static Snapshot snapshotOf(OperationWithAttributes op) throws IOException {
         byte[] encoded = op.getAttribute(SnapshotAttributes.SNAPSHOT);
         if (encoded == null) {
+            byte[] mapReduceRead = op.getAttribute(PHOENIX_MAPREDUCE_READ_TIMESTAMP);
+            if (mapReduceRead != null) {
+                return mapReduceSnapshot(mapReduceRead);
+            }
             if (op.getAttribute(SnapshotAttributes.OMID_TRANSACTION) != null) {
                 throw new DoNotRetryIOException("An Apache Omid client read a phoenix-txn table. Put the"
                         + " phoenix-omid-provider jar on the client's classpath (it takes Phoenix's OMID slot) and"
@@ -326,6 +347,21 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         } catch (IllegalArgumentException e) {
             throw new DoNotRetryIOException("Bad " + SnapshotAttributes.SNAPSHOT + " attribute: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The snapshot of a Phoenix MapReduce read: its input format cannot give the scan a transaction (the SELECT's
+     * connection is closed before the record reader opens), so it marks the scan with its read timestamp instead.
+     * IndexTool's mapper reads the data table so, at the fence of our build (TransactionalIndexTool); read as a
+     * snapshot at that timestamp, the scan sees exactly the transactions committed before it, never a pending or
+     * aborted one's cells.
+     */
+    private static Snapshot mapReduceSnapshot(byte[] timestamp) throws DoNotRetryIOException {
+        if (timestamp.length != Bytes.SIZEOF_LONG || Bytes.toLong(timestamp) <= 0) {
+            throw new DoNotRetryIOException("Bad " + PHOENIX_MAPREDUCE_READ_TIMESTAMP + " attribute (Phoenix's"
+                    + " MapReduce read timestamp): " + Bytes.toStringBinary(timestamp));
+        }
+        return Snapshot.begin(Bytes.toLong(timestamp));
     }
 
     /** Keeps the client's observer-name constant honest. */

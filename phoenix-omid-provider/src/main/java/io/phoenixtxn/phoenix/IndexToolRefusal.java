@@ -1,21 +1,18 @@
 package io.phoenixtxn.phoenix;
 
 /**
- * Refuses Phoenix's IndexTool (MapReduce) on a transactional table. Phoenix 5.2.1's IndexTool reads the data table
- * through a plain HBase scan (its Phoenix connection is closed before the record reader opens, so no snapshot goes
- * with the scan: rows of pending, aborted and deleted transactions all come back) and writes each index row marked
- * committed at the index's creation millisecond, a timestamp the TM never issued; {@code CREATE INDEX ... ASYNC}
- * takes no fence, so writers that began before the index never maintain it. The index would differ from its table
- * for good. Its writes reach the provider only through {@code markPutAsCommitted} from its direct writer (its mappers
- * also begin and roll back a transaction per batch), so the refusal is there: the mapper fails with this message and
- * writes nothing. Phoenix's TransformTool writes through the same writer and is refused alike.
- *
- * <p>The supported way to build an ASYNC index of a transactional table is {@code ALTER INDEX ... REBUILD}: Phoenix
- * runs the synchronous build, which fences the table at the TM and populates at the fence on the region servers
- * (design.md sec. 4.4).
+ * Admits index rows from Phoenix's IndexTool direct writer only for a build with our fence semantics
+ * ({@code io.phoenixtxn.indextool.TransactionalIndexTool}). Phoenix 5.2.1's own IndexTool, on a transactional table,
+ * writes each index row marked committed at the index's creation millisecond, a timestamp the TM never issued, and
+ * {@code CREATE INDEX ... ASYNC} takes no fence, so writers that began before the index never maintain it: the index
+ * would differ from its table for good. Its writes reach the provider only through {@code markPutAsCommitted} from
+ * its direct writer (its mappers also begin and roll back a transaction per batch), so the check is there: a write
+ * at a timestamp that is not the fence of a build whose map task began its view in this JVM
+ * ({@link IndexToolMapperView}) fails the mapper with {@link #message()} and writes nothing. Phoenix's TransformTool
+ * writes through the same writer and is refused alike.
  */
 final class IndexToolRefusal {
-    /** Phoenix 5.2.1's writer of IndexTool's direct (non-HFile) mapper, the only caller refused. */
+    /** Phoenix 5.2.1's writer of IndexTool's direct (non-HFile) mapper, the only caller checked. */
     static final String INDEX_TOOL_WRITER = "org.apache.phoenix.mapreduce.index.DirectHTableWriter";
 
     /**
@@ -27,13 +24,17 @@ final class IndexToolRefusal {
     private IndexToolRefusal() {
     }
 
-    /** Throws if {@code caller}, the class that called the provider's method, is IndexTool's writer. */
-    static void refuseIfIndexTool(Class<?> caller) {
-        refuseIfIndexTool(caller.getName());
+    /**
+     * Throws if {@code caller}, the class that called the provider's method, is IndexTool's writer and the write is
+     * not at the fence of a build of ours ({@code version} and {@code commitTimestamp} both that fence).
+     */
+    static void refuseIfIndexTool(Class<?> caller, long version, long commitTimestamp) {
+        refuseIfIndexTool(caller.getName(), version, commitTimestamp);
     }
 
-    static void refuseIfIndexTool(String callerClass) {
-        if (INDEX_TOOL_WRITER.equals(callerClass)) {
+    static void refuseIfIndexTool(String callerClass, long version, long commitTimestamp) {
+        if (INDEX_TOOL_WRITER.equals(callerClass)
+                && !(version == commitTimestamp && IndexToolMapperView.isBuildFence(version))) {
             throw new UnsupportedOperationException(message());
         }
     }
@@ -42,8 +43,9 @@ final class IndexToolRefusal {
         return "Phoenix's IndexTool cannot build an index of a transactional table with phoenix-txn (nor can TransformTool,"
                 + " which writes through the same writer): it reads the"
                 + " data table without a snapshot (uncommitted and aborted rows would enter the index) and CREATE INDEX"
-                + " ... ASYNC takes no fence. Build the index with ALTER INDEX <index> ON <table> REBUILD instead: it"
-                + " fences the table and populates the index at the fence on the region servers (docs/compatibility.md,"
-                + " \"ASYNC indexes\").";
+                + " ... ASYNC takes no fence. Run io.phoenixtxn.indextool.TransactionalIndexTool instead (same"
+                + " arguments, with -runfg): it fences the table and builds the index at the fence. Or build the index"
+                + " with ALTER INDEX <index> ON <table> REBUILD: it fences the table and populates the index at the"
+                + " fence on the region servers (docs/compatibility.md, \"ASYNC indexes\").";
     }
 }

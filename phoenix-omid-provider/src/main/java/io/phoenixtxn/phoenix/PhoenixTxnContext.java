@@ -11,14 +11,12 @@ import io.phoenixtxn.index.IndexPopulation;
 import io.phoenixtxn.client.TxnAbortedException;
 import io.phoenixtxn.client.TxnClient;
 import io.phoenixtxn.client.WriteMode;
-import io.phoenixtxn.client.fastpath.FastPathSwitch;
 import io.phoenixtxn.client.TxnInDoubtException;
 import io.phoenixtxn.snapshot.CheckpointLimitException;
 import io.phoenixtxn.snapshot.Snapshot;
 import io.phoenixtxn.snapshot.SnapshotCodec;
 import io.phoenixtxn.snapshot.VisibilityLevel;
 import org.apache.hadoop.hbase.TableName;
-import org.apache.hadoop.hbase.client.Admin;
 import org.apache.hadoop.hbase.client.Delete;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.Table;
@@ -86,8 +84,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * {@link LoadMapperSnapshot}): their reads are answered without a round trip.
      */
     private volatile Set<String> emptyAtSnapshot = Set.of();
-    /** Set while the transaction is a bulk load's read-only view ({@link LoadMapperSnapshot}): writes are refused. */
-    private volatile boolean loadView;
+    /**
+     * Set while the transaction is a MapReduce task's read-only view (a bulk load's, {@link LoadMapperSnapshot}; an
+     * index build's, {@link IndexToolMapperView}): writes through the provider are refused.
+     */
+    private volatile boolean mapperView;
     /** Begun lazily: Phoenix called begin(), no TM transaction exists yet (tx is null). */
     private volatile boolean deferred;
     /**
@@ -146,7 +147,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         return phoenixClientOf(connection);
     }
 
-    private static PhoenixTxnClient phoenixClientOf(PhoenixConnection connection) throws SQLException {
+    static PhoenixTxnClient phoenixClientOf(PhoenixConnection connection) throws SQLException {
         if (connection == null) {
             throw new SQLExceptionInfo.Builder(SQLExceptionCode.NULL_TRANSACTION_CONTEXT).build().buildException();
         }
@@ -221,11 +222,23 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         if (load != null) {
             tx = load.view(); // a bulk load's mapper: reads at the load's snapshot, never commits (no TM call)
             emptyAtSnapshot = load.emptyTables();
-            loadView = true;
+            mapperView = true;
+            return;
+        }
+        long buildFence;
+        try {
+            buildFence = IndexToolMapperView.fenceOf(connection);
+        } catch (IllegalArgumentException e) {
+            throw SqlErrors.failed(e.getMessage(), e);
+        }
+        if (buildFence > 0) {
+            tx = IndexToolMapperView.viewAt(buildFence); // an index build's mapper: never commits (no TM call)
+            emptyAtSnapshot = Set.of();
+            mapperView = true;
             return;
         }
         emptyAtSnapshot = Set.of();
-        loadView = false;
+        mapperView = false;
         long inherited = ReplayGuard.takeInheritedConflictStart(connection);
         boolean afterRefusal = RefusedRoutes.takeMustBeginEagerly(connection);
         PhoenixTxnClient client = phoenixClient();
@@ -259,7 +272,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     }
 
     /** Feeds {@code provider}'s estimate of the TM's clock, from which provisional ids are drawn. */
-    private static void sawTmTimestamp(PhoenixTxnClient provider, long tmTimestamp) {
+    static void sawTmTimestamp(PhoenixTxnClient provider, long tmTimestamp) {
         provider.tmClock().observed(tmTimestamp, ProvisionalClock.current().nowMs());
     }
 
@@ -431,16 +444,17 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * cannot commit and the load's own commit would (its commit cells cover every cell at that version), past the
      * load's hold.
      */
-    void refuseWritesOfALoadView() throws IOException {
-        if (loadView) {
-            throw new IOException("This connection belongs to a bulk load's map task (" + LoadMapperSnapshot.VERSION
-                    + " is among its properties): it reads at the load's snapshot and cannot write. Open"
-                    + " connections for other work without the load job's settings");
+    void refuseWritesOfAMapperView() throws IOException {
+        if (mapperView) {
+            throw new IOException("This connection belongs to a map task of a transactional bulk load or index build"
+                    + " (" + LoadMapperSnapshot.VERSION + " or " + IndexToolMapperView.FENCE + " is among its"
+                    + " properties): it reads at the job's snapshot and cannot write. Open connections for other work"
+                    + " without the job's settings");
         }
     }
 
     Transaction transactionForWrite() throws IOException {
-        refuseWritesOfALoadView();
+        refuseWritesOfAMapperView();
         if (!deferred) {
             return requireTransaction();
         }
@@ -707,31 +721,13 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public void commitDDLFence(PTable dataTable) throws SQLException {
         TableName physical = TableName.valueOf(dataTable.getPhysicalName().getBytes());
-        PhoenixTxnClient provider = phoenixClient();
-        TxnClient client = provider.txnClient();
-        long fence;
-        try (Admin admin = connection.getQueryServices().getAdmin()) {
-            IndexTtlSync.sync(connection, admin, dataTable); // before the fence: the index is never active without the TTL
-            // Before the fence: fast-path writes maintain no index. Once disable returns every region was reopened
-            // and refuses them, and each one served before drew its version below the fence drawn next.
-            FastPathSwitch.disable(admin, physical);
-            fence = client.fence(physical);
-            sawTmTimestamp(provider, fence);
-        } catch (IOException | RuntimeException e) {
-            throw new SQLExceptionInfo.Builder(SQLExceptionCode.TX_UNABLE_TO_GET_WRITE_FENCE)
-                    .setSchemaName(dataTable.getSchemaName().getString())
-                    .setTableName(dataTable.getTableName().getString()).setRootCause(e)
-                    .setMessage(e.getMessage()).build().buildException();
-        }
+        long fence = IndexBuildFence.draw(connection, dataTable);
         // Phoenix calls begin() right after this; that transaction populates the index at the fence.
         clearDeferred();
-        phoenixClient().switches().refused(physical);
         tx = Transaction.readOnlyView(Snapshot.begin(fence));
         pendingFenceTable = physical.getNameAsString();
         pendingFenceDataTable = dataTable;
         pendingFence = fence;
-        LOG.info("Write fence on {} at {}", physical, fence);
-        IndexBuildHooks.current().afterFence(physical.getNameAsString(), fence);
     }
 
     /**
@@ -793,7 +789,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         provisionalId = 0;
         sentTables.clear();
         emptyAtSnapshot = Set.of();
-        loadView = false;
+        mapperView = false;
     }
 
     /**
@@ -933,7 +929,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
                     other.metadataOwner, other.buffered);
             child.population = other.population; // a client-side population's parallel scans count into it
             child.emptyAtSnapshot = other.emptyAtSnapshot;
-            child.loadView = other.loadView;
+            child.mapperView = other.mapperView;
             return child;
         }
         return new PhoenixTxnContext(other.connection, otherTx, other.connection, other.buffered);

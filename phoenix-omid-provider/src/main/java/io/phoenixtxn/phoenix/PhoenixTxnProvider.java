@@ -103,7 +103,7 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
 
     @Override
     public Put markPutAsCommitted(Put put, long timestamp, long commitTimestamp) {
-        IndexToolRefusal.refuseIfIndexTool(IndexToolRefusal.CALLERS.getCallerClass());
+        IndexToolRefusal.refuseIfIndexTool(IndexToolRefusal.CALLERS.getCallerClass(), timestamp, commitTimestamp);
         return TransactionalTable.markCommitted(put, timestamp, commitTimestamp);
     }
 

@@ -55,7 +55,7 @@ final class PhoenixTxnTable implements Table {
 
     /** A transactional write, unless it went to an index another client dropped ({@link DroppedIndexWrites}). */
     private void write(List<? extends Row> rows, TransactionalWrite write) throws IOException {
-        context.refuseWritesOfALoadView();
+        context.refuseWritesOfAMapperView();
         Transaction tx = connection == null ? tx() : context.transactionForWrite();
         if (context.handedOutProvisionalStamps()) {
             for (Row row : rows) {

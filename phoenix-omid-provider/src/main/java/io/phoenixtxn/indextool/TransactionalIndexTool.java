@@ -1,0 +1,142 @@
+package io.phoenixtxn.indextool;
+
+import io.phoenixtxn.phoenix.IndexBuildFence;
+import io.phoenixtxn.phoenix.IndexToolMapperView;
+import org.apache.phoenix.thirdparty.org.apache.commons.cli.CommandLine;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.util.ToolRunner;
+import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.mapreduce.index.IndexTool;
+import org.apache.phoenix.mapreduce.util.ConnectionUtil;
+import org.apache.phoenix.mapreduce.util.PhoenixConfigurationUtil;
+import org.apache.phoenix.schema.PIndexState;
+import org.apache.phoenix.schema.PTable;
+import org.apache.phoenix.util.IndexUtil;
+import org.apache.phoenix.util.SchemaUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Phoenix's IndexTool (same arguments) with our fence semantics for transactional tables (design.md sec. 4.4,
+ * "IndexTool"). Phoenix 5.2.1 builds an index of a transactional table with a MapReduce job that reads the data
+ * table at a timestamp of its own (the index's creation millisecond) and writes every index row marked committed at
+ * that timestamp; {@code CREATE INDEX ... ASYNC} takes no fence. This tool, on a transactional table:
+ * <ol>
+ *   <li>makes a disabled index BUILDING (so every writer that begins from now on maintains it), then draws the TM's
+ *       write fence F on the data table, exactly as a synchronous CREATE INDEX does ({@link IndexBuildFence}):
+ *       writers that began before F abort at commit (523), and F is held as an open transaction until the job ends,
+ *       so the GC horizon stays at or below it;</li>
+ *   <li>runs Phoenix's job with F as its {@code TX_SCN}: the map tasks scan the data table as a snapshot at F (the
+ *       region observer reads Phoenix's MapReduce read timestamp as one) and write the index rows committed at F,
+ *       below every later writer's index maintenance; their per-batch transactions are views at F
+ *       ({@link IndexToolMapperView}), and only a writer at a fence drawn so is admitted;</li>
+ *   <li>Phoenix's reducer marks the index ACTIVE.</li>
+ * </ol>
+ * The job runs in the foreground ({@code -runfg} is required: the fence is held by this process). Refused on
+ * transactional tables with a message naming the way that works: {@code --partial-rebuild}, {@code --snapshot},
+ * {@code --delete-all-and-rebuild} (it would truncate index rows that writers after the fence maintained),
+ * {@code --tenant-id}, local indexes. Non-transactional tables run exactly as with Phoenix's tool.
+ *
+ * <pre>hbase io.phoenixtxn.indextool.TransactionalIndexTool -dt T -it T_IDX -runfg -op /tmp/t_idx</pre>
+ */
+public class TransactionalIndexTool extends IndexTool {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionalIndexTool.class);
+
+    @Override
+    public int run(String[] args) throws Exception {
+        CommandLine cmd;
+        try {
+            cmd = parseOptions(args);
+        } catch (IllegalStateException e) {
+            return super.run(args); // Phoenix prints the error and the usage
+        }
+        String schema = cmd.getOptionValue("s");
+        String dataName = cmd.getOptionValue("dt");
+        String indexName = cmd.getOptionValue("it");
+        Configuration conf = HBaseConfiguration.addHbaseResources(getConf());
+        try (PhoenixConnection conn = ConnectionUtil.getInputConnection(conf).unwrap(PhoenixConnection.class)) {
+            PTable data = conn.getTableNoCache(SchemaUtil.getQualifiedTableName(schema, dataName));
+            if (!data.isTransactional()) {
+                return super.run(args);
+            }
+            if (indexName == null) {
+                throw refused("an index table (-it) is required");
+            }
+            refuseUnsupported(cmd);
+            PTable index = conn.getTableNoCache(SchemaUtil.getQualifiedTableName(schema, indexName));
+            if (index.getIndexType() == PTable.IndexType.LOCAL) {
+                throw refused(index.getName().getString() + " is a local index, which phoenix-txn does not build");
+            }
+            if (index.getIndexState().isDisabled()) {
+                // Before the fence: every writer that begins after it sees an index to maintain.
+                IndexUtil.updateIndexState(conn, index.getName().getString(), PIndexState.BUILDING, null);
+            }
+            try (IndexBuildFence fence = IndexBuildFence.drawAndHold(conn, data)) {
+                LOG.info("Building {} of {} at fence {}: writers of the table that began before it abort at commit",
+                        index.getName().getString(), data.getName().getString(), fence.timestamp());
+                Configuration original = getConf();
+                setConf(new FencedJobConfiguration(conf, fence.timestamp()));
+                try {
+                    return super.run(args);
+                } finally {
+                    setConf(original);
+                }
+            }
+        }
+    }
+
+    private static void refuseUnsupported(CommandLine cmd) {
+        if (!cmd.hasOption("runfg")) {
+            throw refused("-runfg is required: this process holds the build's fence while the job reads at it");
+        }
+        if (cmd.hasOption("pr")) {
+            throw refused("--partial-rebuild is not supported");
+        }
+        if (cmd.hasOption("snap")) {
+            throw refused("--snapshot is not supported (an HBase snapshot has no transaction status)");
+        }
+        if (cmd.hasOption("deleteall")) {
+            throw refused("--delete-all-and-rebuild is not supported (the truncation would remove index rows that"
+                    + " writers after the fence maintained); ALTER INDEX ... REBUILD truncates before its fence");
+        }
+        if (cmd.hasOption("tenant")) {
+            throw refused("--tenant-id is not supported");
+        }
+    }
+
+    private static IllegalArgumentException refused(String why) {
+        return new IllegalArgumentException("TransactionalIndexTool on a transactional table: " + why
+                + ". Or build the index with ALTER INDEX <index> ON <table> REBUILD (docs/compatibility.md,"
+                + " \"ASYNC indexes\")");
+    }
+
+    /**
+     * The configuration Phoenix's IndexTool runs with: where Phoenix sets the job's transactional read timestamp
+     * ({@code TX_SCN}, computed from the index's creation millisecond inside its private job factory), the build's
+     * fence is stored instead, and with it the fence setting of the map tasks' views. Phoenix sets it after its own
+     * connection is open and before it copies the configuration into the job, so only the job carries the fence.
+     */
+    static final class FencedJobConfiguration extends Configuration {
+        private final String fence;
+
+        FencedJobConfiguration(Configuration conf, long fence) {
+            super(conf);
+            this.fence = Long.toString(fence);
+        }
+
+        @Override
+        public void set(String name, String value, String source) {
+            if (PhoenixConfigurationUtil.TX_SCN_VALUE.equals(name)) {
+                super.set(name, fence, source);
+                super.set(IndexToolMapperView.FENCE, fence, source);
+                return;
+            }
+            super.set(name, value, source);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.exit(ToolRunner.run(new TransactionalIndexTool(), args));
+    }
+}
