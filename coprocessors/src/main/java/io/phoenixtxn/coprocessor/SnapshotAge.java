@@ -33,21 +33,4 @@ final class SnapshotAge {
                     + " that run longer, raise phoenix.txn.tm.transaction.lease.ms.");
         }
     }
-
-    /**
-     * As {@link #check}, for a scan of Phoenix's MapReduce input formats read at the job's timestamp: no transaction
-     * of ours holds that timestamp unless our TransactionalIndexTool drew it as a fence, so the message names that.
-     */
-    static void checkMapReduceRead(Snapshot snapshot, Horizon horizon, TableName table) throws DoNotRetryIOException {
-        if (horizon.isKnown() && snapshot.txId() < horizon.gc()) {
-            throw new DoNotRetryIOException("Refused Phoenix's MapReduce scan of " + table + " at read timestamp "
-                    + snapshot.txId() + " (" + TimestampLayout.describe(snapshot.txId()) + ", the job's"
-                    + " phoenix.mr.txscn.value): it is below this region server's GC horizon " + horizon.gc() + " ("
-                    + TimestampLayout.describe(horizon.gc()) + "), whose versions are being garbage-collected. Phoenix's"
-                    + " own IndexTool reads a transactional table at the index's creation time, which no transaction"
-                    + " holds: run io.phoenixtxn.indextool.TransactionalIndexTool (same arguments, with -runfg), which"
-                    + " reads at a fence it holds, or ALTER INDEX <index> ON <table> REBUILD (docs/compatibility.md,"
-                    + " \"ASYNC indexes\").");
-        }
-    }
 }

@@ -273,10 +273,15 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
         retention.forCompaction(scanType, options);
     }
 
+    /**
+     * A transaction's snapshot must be above the GC horizon. A read at Phoenix's MapReduce timestamp is not checked
+     * here: Phoenix's own IndexTool reads at the index's creation millisecond, which no transaction holds, and its
+     * writes are refused anyway (a refusal here would fail its run on an empty table at random, depending on when
+     * the horizon was last refreshed); TransactionalIndexTool's map tasks check instead that the TM still holds
+     * their fence after each batch they read ({@code PhoenixTxnContext.abort}), so a lapsed hold fails the job.
+     */
     private void checkAge(Snapshot snapshot, Scan scan) throws DoNotRetryIOException {
-        if (scan.getAttribute(SnapshotAttributes.SNAPSHOT) == null) {
-            SnapshotAge.checkMapReduceRead(snapshot, GcHorizon.current(), table); // read at Phoenix's MR timestamp
-        } else {
+        if (scan.getAttribute(SnapshotAttributes.SNAPSHOT) != null) {
             SnapshotAge.check(snapshot, GcHorizon.current(), "scan", table);
         }
     }

@@ -89,6 +89,8 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      * index build's, {@link IndexToolMapperView}): writes through the provider are refused.
      */
     private volatile boolean mapperView;
+    /** The fence of the index build whose map task this view belongs to ({@link IndexToolMapperView}), or -1. */
+    private volatile long viewedBuildFence = -1;
     /** Begun lazily: Phoenix called begin(), no TM transaction exists yet (tx is null). */
     private volatile boolean deferred;
     /**
@@ -209,6 +211,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         }
         abandonPopulation(); // a population that ended without commit or rollback (e.g. its statement failed)
+        viewedBuildFence = -1;
         sentTables.clear();
         clearDeferred();
         lostWrites = null;
@@ -235,6 +238,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             tx = IndexToolMapperView.viewAt(buildFence); // an index build's mapper: never commits (no TM call)
             emptyAtSnapshot = Set.of();
             mapperView = true;
+            viewedBuildFence = buildFence;
             return;
         }
         emptyAtSnapshot = Set.of();
@@ -623,6 +627,12 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     @Override
     public void abort() throws SQLException {
         lostWrites = null; // rolled back: the transaction that lost its rows is over
+        long fence = viewedBuildFence;
+        if (fence > 0) {
+            viewedBuildFence = -1;
+            verifyBuildFenceHeld(fence);
+            return; // a view: nothing to end at the TM
+        }
         if (deferred) {
             clearDeferred(); // nothing was written: a kept-back row was never sent
             FastPathRoutingStats.endWithoutTm();
@@ -731,6 +741,28 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
     }
 
     /**
+     * An index build's map task rolls back its view after each batch it read and wrote (Phoenix's IndexTool mapper).
+     * Its reads were at the build's fence, safe only while the TM held the fence (GC horizon at or below it); the
+     * hold only ever ends, so a TM that still holds it now held it during every read of the batch. This also renews
+     * the hold, so the tasks keep it while they run.
+     */
+    private void verifyBuildFenceHeld(long fence) throws SQLException {
+        boolean held;
+        try {
+            held = phoenixClient().txnClient().renewHold(fence);
+        } catch (IOException | RuntimeException e) {
+            throw SqlErrors.failed("Index build at fence " + fence + ": could not ask the TM whether it still holds the"
+                    + " fence: " + e.getMessage() + ". The map task fails; the index stays BUILDING", e);
+        }
+        if (!held) {
+            throw SqlErrors.failed("Index build at fence " + fence + ": the TM no longer holds the fence (the tool's"
+                    + " process stopped renewing it for longer than phoenix.txn.tm.transaction.lease.ms), so rows read"
+                    + " at it may have been garbage-collected. The map task fails and the index stays BUILDING: run"
+                    + " TransactionalIndexTool again", null);
+        }
+    }
+
+    /**
      * Phoenix calls this as it sends a data table's mutations, with the table as re-resolved then; commit checks
      * that row deletes maintained every index it has ({@link IndexMaintenanceCheck}). Fences themselves are checked
      * by the TM at commit against every table in the write set.
@@ -790,6 +822,7 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         sentTables.clear();
         emptyAtSnapshot = Set.of();
         mapperView = false;
+        viewedBuildFence = -1;
     }
 
     /**

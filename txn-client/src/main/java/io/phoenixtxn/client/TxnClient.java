@@ -364,6 +364,15 @@ public final class TxnClient implements Closeable {
         return tm.get().fence(WriteSetHashing.tableId(table.getNameAsString().getBytes(StandardCharsets.UTF_8)));
     }
 
+    /**
+     * Renews the TM's hold of {@code txId}, a transaction or fence that another process of the same job holds (an
+     * index build's fence, held by the tool while its map tasks read at it), and answers whether the TM still held
+     * it. False once its lease lapsed: from then on its snapshot may be garbage-collected.
+     */
+    public boolean renewHold(long txId) throws IOException {
+        return tm.get().keepAlive(new long[] {txId}).length == 0;
+    }
+
     /** Bulk loads through this client's TM, commit table and lease renewal ({@link BulkLoads}). */
     public BulkLoads bulkLoads() {
         return new BulkLoads(connection, tm, commitTable, postCommitter, openTransactions,
