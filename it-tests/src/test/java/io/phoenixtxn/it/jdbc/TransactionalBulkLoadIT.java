@@ -186,7 +186,8 @@ class TransactionalBulkLoadIT {
             view.rollback();
             s.execute("UPSERT INTO " + table + " VALUES (2, 'x')");
             SQLException refused = assertThrows(SQLException.class, view::commit);
-            assertTrue(String.valueOf(refused.getMessage()).contains("bulk load's map task"), refused.getMessage());
+            assertTrue(String.valueOf(refused.getMessage()).contains("map task of a transactional bulk load"),
+                    refused.getMessage());
         }
         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
             assertEquals(1, count(s, "SELECT COUNT(*) FROM " + table), "nothing of the refused write is visible");
