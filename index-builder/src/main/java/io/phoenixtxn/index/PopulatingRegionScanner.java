@@ -17,7 +17,6 @@ import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.Put;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.client.Scan;
-import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.coprocessor.RegionCoprocessorEnvironment;
 import org.apache.hadoop.hbase.io.ImmutableBytesWritable;
 import org.apache.hadoop.hbase.regionserver.RegionScanner;
@@ -40,12 +39,17 @@ import org.slf4j.LoggerFactory;
 public final class PopulatingRegionScanner implements RegionScanner {
     private static final Logger LOG = LoggerFactory.getLogger(PopulatingRegionScanner.class);
     /** Where index rows go: the region server's connection in production, lists in unit tests. */
-    interface IndexRowSink {
+    interface IndexRowSink extends java.io.Closeable {
         /** Hands rows over; they may still be on their way when this returns. */
         void write(TableName indexTable, List<Put> rows) throws IOException;
 
         /** Returns once every row handed over is written (or throws). */
         default void flush() throws IOException {
+        }
+
+        /** Releases the writer (the scanner closed). */
+        @Override
+        default void close() throws IOException {
         }
     }
 
@@ -64,6 +68,11 @@ public final class PopulatingRegionScanner implements RegionScanner {
      * whose client gave up does not hold its handler for HBase's default operation timeout (20 minutes).
      */
     static final int WRITE_TIMEOUT_MS = 30_000;
+    /**
+     * The index rows a population buffers per index table before HBase sends them in the background (a batch of
+     * 1,000 rows of a few columns with their commit cells is a few hundred KB): one send in flight while it scans on.
+     */
+    static final long WRITE_BUFFER_BYTES = 1L << 20;
 
     private final RegionScanner inner;
     private final IndexRowBuilder builder;
@@ -116,11 +125,7 @@ public final class PopulatingRegionScanner implements RegionScanner {
             for (IndexMaintainer maintainer : maintainers) {
                 checkIsIndexOf(writer, TableName.valueOf(maintainer.getIndexTableName()), dataTable);
             }
-            IndexRowSink sink = (table, rows) -> {
-                try (Table index = writer.getTableBuilder(table, null).setOperationTimeout(WRITE_TIMEOUT_MS).build()) {
-                    index.put(rows);
-                }
-            };
+            IndexRowSink sink = new BufferedIndexRowSink(writer, WRITE_BUFFER_BYTES, WRITE_TIMEOUT_MS);
             long version = PopulationScan.version(scan);
             PopulationPacer pacer = PopulationPacer.shared();
             pacer.configure(env.getConfiguration()::get);
@@ -302,6 +307,14 @@ public final class PopulatingRegionScanner implements RegionScanner {
 
     @Override
     public void close() throws IOException {
+        try {
+            sink.close();
+        } catch (IOException | RuntimeException e) {
+            // Only rows of a page that failed can be unsent here (each reported page was flushed first): that page
+            // was not reported done and is scanned again.
+            LOG.warn("Index population of {} at {}: its index-row writer failed to close ({})",
+                    inner.getRegionInfo().getRegionNameAsString(), version, e.toString());
+        }
         if (pauses > 0) {
             LOG.info("Index population of {} at {} yielded to other work on this server {} times, {} ms in all",
                     inner.getRegionInfo().getRegionNameAsString(), version, pauses,

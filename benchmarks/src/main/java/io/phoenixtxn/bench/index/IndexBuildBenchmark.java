@@ -224,79 +224,82 @@ public final class IndexBuildBenchmark {
             }
             out.flush();
 
-            // ---- live build
-            // Phoenix's MutationState logs its commit-retry decision ("Checking for index updates", "No updates to
-            // indexes") at INFO: raised for the live run so stderr shows whether a fence abort was retried.
-            logAtInfo("org.apache.phoenix.execute.MutationState");
-            observer.startLiveRun();
-            Build live;
-            Writers w = new Writers(stack, observer, Tables.TX, rows, txRows,
-                    // a principal without a keytab only names the connection's user: Phoenix then keys a separate
-                    // client (ConnectionQueryServices, metadata cache) on it, as writers in another JVM would have
-                    writersOwnClient ? stack.jdbcUrl() + ":benchwriter" : null);
-            writersForDiagnosis = w;
-            try {
-                w.start(writers);
-                sleepChecking(w, warmupSeconds);
-                w.phase(Phase.BEFORE);
-                observer.phase(Phase.BEFORE);
-                sleepChecking(w, windowSeconds);
-                w.phase(Phase.DURING);
-                observer.phase(Phase.DURING);
-                if (holdAtFence) {
-                    observer.holdWritersUntilFence(writers);
-                    if (!observer.awaitHeldWriters(60)) {
-                        throw new IllegalStateException("writers did not reach their TM commit within 60 s");
+            if (writers > 0) { // --writers 0: the quiet builds only
+                // ---- live build
+                // Phoenix's MutationState logs its commit-retry decision ("Checking for index updates", "No updates to
+                // indexes") at INFO: raised for the live run so stderr shows whether a fence abort was retried.
+                logAtInfo("org.apache.phoenix.execute.MutationState");
+                observer.startLiveRun();
+                Build live;
+                Writers w = new Writers(stack, observer, Tables.TX, rows, txRows,
+                        // a principal without a keytab only names the connection's user: Phoenix then keys a separate
+                        // client (ConnectionQueryServices, metadata cache) on it, as writers in another JVM would have
+                        writersOwnClient ? stack.jdbcUrl() + ":benchwriter" : null);
+                writersForDiagnosis = w;
+                try {
+                    w.start(writers);
+                    sleepChecking(w, warmupSeconds);
+                    w.phase(Phase.BEFORE);
+                    observer.phase(Phase.BEFORE);
+                    sleepChecking(w, windowSeconds);
+                    w.phase(Phase.DURING);
+                    observer.phase(Phase.DURING);
+                    if (holdAtFence) {
+                        observer.holdWritersUntilFence(writers);
+                        if (!observer.awaitHeldWriters(60)) {
+                            throw new IllegalStateException("writers did not reach their TM commit within 60 s");
+                        }
+                        progress("%d writers held before their TM commit until the fence", writers);
                     }
-                    progress("%d writers held before their TM commit until the fence", writers);
+                    live = build(stack, observer, TX_LIVE, Tables.TX, "S", new Properties(), writers + " writers");
+                    w.phase(Phase.AFTER);
+                    observer.phase(Phase.AFTER);
+                    sleepChecking(w, windowSeconds);
+                    w.phase(Phase.STOPPING);
+                    observer.phase(Phase.STOPPING);
+                } finally {
+                    w.close();
+                    observer.endLiveRun();
                 }
-                live = build(stack, observer, TX_LIVE, Tables.TX, "S", new Properties(), writers + " writers");
-                w.phase(Phase.AFTER);
-                observer.phase(Phase.AFTER);
-                sleepChecking(w, windowSeconds);
-                w.phase(Phase.STOPPING);
-                observer.phase(Phase.STOPPING);
-            } finally {
-                w.close();
-                observer.endLiveRun();
+                if (!w.errors().isEmpty()) {
+                    Throwable first = w.errors().get(0);
+                    throw new IllegalStateException(w.errors().size() + " writer error(s) other than 523; first: "
+                            + first, first);
+                }
+                out.printf("%n## CREATE INDEX under %d writers (%d-row transactions, random keys)%n%n", writers,
+                        txRows);
+                out.println("| index | table | CREATE INDEX s | population (IndexBuildProgress) s | rows scanned | rows"
+                        + " written | heap peak MB (sampled) | note |");
+                out.println("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |");
+                out.println(row(live));
+                out.printf("%nLive / quiet build time (transactional): %.2fx; live transactional / quiet"
+                        + " non-transactional: %.2fx%n%n", live.seconds() / txBuild.seconds(),
+                        live.seconds() / plainBuild.seconds());
+                out.println("| window | seconds | commits | commits/s | commit p50 ms | commit p99 ms | TM aborts:"
+                        + " fence | TM aborts: write-write conflict | TM aborts: other | 523 seen by writers (fence /"
+                        + " conflict / other) |");
+                out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
+                for (Phase p : new Phase[] {Phase.BEFORE, Phase.DURING, Phase.AFTER}) {
+                    Writers.Window win = w.window(p);
+                    long fence = observer.aborts(p, AbortReason.FENCE);
+                    long conflict = observer.aborts(p, AbortReason.CONFLICT);
+                    long other = observer.aborts(p) - fence - conflict;
+                    out.printf("| %s | %.1f | %d | %.1f | %.1f | %.1f | %d | %d | %d | %d / %d / %d |%n", p.label,
+                            win.seconds(), win.commits.get(), win.commitsPerSecond(), win.percentileMillis(50),
+                            win.percentileMillis(99), fence, conflict, other, win.fenceErrors.get(),
+                            win.conflictErrors.get(), win.other523.get());
+                }
+                long fenceAborts = 0;
+                long fenceSeen = 0;
+                for (Phase p : Phase.values()) {
+                    fenceAborts += observer.aborts(p, AbortReason.FENCE);
+                    fenceSeen += w.window(p).fenceErrors.get();
+                }
+                out.printf("%nFence aborts: %d at the TM, %d reached writers as 523; the other %d were retried by"
+                        + " Phoenix's commit (MutationState retries once if the connection's cached table lacked the"
+                        + " new index).%n", fenceAborts, fenceSeen, fenceAborts - fenceSeen);
+                out.flush();
             }
-            if (!w.errors().isEmpty()) {
-                Throwable first = w.errors().get(0);
-                throw new IllegalStateException(w.errors().size() + " writer error(s) other than 523; first: "
-                        + first, first);
-            }
-            out.printf("%n## CREATE INDEX under %d writers (%d-row transactions, random keys)%n%n", writers, txRows);
-            out.println("| index | table | CREATE INDEX s | population (IndexBuildProgress) s | rows scanned | rows"
-                    + " written | heap peak MB (sampled) | note |");
-            out.println("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |");
-            out.println(row(live));
-            out.printf("%nLive / quiet build time (transactional): %.2fx; live transactional / quiet"
-                    + " non-transactional: %.2fx%n%n", live.seconds() / txBuild.seconds(),
-                    live.seconds() / plainBuild.seconds());
-            out.println("| window | seconds | commits | commits/s | commit p50 ms | commit p99 ms | TM aborts: fence"
-                    + " | TM aborts: write-write conflict | TM aborts: other | 523 seen by writers (fence /"
-                    + " conflict / other) |");
-            out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
-            for (Phase p : new Phase[] {Phase.BEFORE, Phase.DURING, Phase.AFTER}) {
-                Writers.Window win = w.window(p);
-                long fence = observer.aborts(p, AbortReason.FENCE);
-                long conflict = observer.aborts(p, AbortReason.CONFLICT);
-                long other = observer.aborts(p) - fence - conflict;
-                out.printf("| %s | %.1f | %d | %.1f | %.1f | %.1f | %d | %d | %d | %d / %d / %d |%n", p.label,
-                        win.seconds(), win.commits.get(), win.commitsPerSecond(), win.percentileMillis(50),
-                        win.percentileMillis(99), fence, conflict, other, win.fenceErrors.get(),
-                        win.conflictErrors.get(), win.other523.get());
-            }
-            long fenceAborts = 0;
-            long fenceSeen = 0;
-            for (Phase p : Phase.values()) {
-                fenceAborts += observer.aborts(p, AbortReason.FENCE);
-                fenceSeen += w.window(p).fenceErrors.get();
-            }
-            out.printf("%nFence aborts: %d at the TM, %d reached writers as 523; the other %d were retried by"
-                    + " Phoenix's commit (MutationState retries once if the connection's cached table lacked the"
-                    + " new index).%n", fenceAborts, fenceSeen, fenceAborts - fenceSeen);
-            out.flush();
 
             // ---- verification
             out.printf("%n## Verification (writers stopped)%n%n");
@@ -305,7 +308,9 @@ public final class IndexBuildBenchmark {
                 verify(stack, Tables.PLAIN, PLAIN_DEFAULT_SLEEP, "S");
             }
             verify(stack, Tables.TX, TX_QUIET, "V");
-            verify(stack, Tables.TX, TX_LIVE, "S");
+            if (writers > 0) {
+                verify(stack, Tables.TX, TX_LIVE, "S");
+            }
             out.printf("%nLoad average at end: %s%n", HeapSampler.loadAverage());
         }
     }
