@@ -54,8 +54,7 @@ class AsyncIndexIT {
         String table = "ASYNC_TOOL_" + TABLES.incrementAndGet();
         String index = table + "_I";
         createLoadedTableWithAsyncIndex(table, index);
-        Configuration conf = new Configuration(SharedStack.get().configuration());
-        conf.set(QueryServices.TRANSACTIONS_ENABLED, "true");
+        Configuration conf = toolConfiguration();
 
         // IndexTool's writer, called as its mapper calls it: refused with the way that works
         Configuration writerConf = new Configuration(conf);
@@ -103,8 +102,7 @@ class AsyncIndexIT {
         String table = "ASYNC_TXTOOL_" + TABLES.incrementAndGet();
         String index = table + "_I";
         createLoadedTableWithAsyncIndex(table, index);
-        Configuration conf = new Configuration(SharedStack.get().configuration());
-        conf.set(QueryServices.TRANSACTIONS_ENABLED, "true");
+        Configuration conf = toolConfiguration();
         String out = "/tmp/" + UUID.randomUUID();
 
         IllegalArgumentException background = assertThrows(IllegalArgumentException.class,
@@ -177,8 +175,7 @@ class AsyncIndexIT {
         String table = "ASYNC_TXLAPSE_" + TABLES.incrementAndGet();
         String index = table + "_I";
         createLoadedTableWithAsyncIndex(table, index);
-        Configuration conf = new Configuration(SharedStack.get().configuration());
-        conf.set(QueryServices.TRANSACTIONS_ENABLED, "true");
+        Configuration conf = toolConfiguration();
         AtomicReference<Throwable> dropFailed = new AtomicReference<>();
         IndexBuildHooks previous = IndexBuildHooks.install(new IndexBuildHooks() {
             @Override
@@ -205,6 +202,13 @@ class AsyncIndexIT {
         assertNotEquals(0, status, "the job fails");
         assertTrue(lapseReported, "on the map task's check of the fence");
         assertEquals(PIndexState.BUILDING, indexState(index));
+    }
+
+    /** The stack's configuration with transactions on, as an IndexTool run on this cluster needs it. */
+    private static Configuration toolConfiguration() {
+        Configuration conf = new Configuration(SharedStack.get().configuration());
+        conf.set(QueryServices.TRANSACTIONS_ENABLED, "true");
+        return conf;
     }
 
     private static TransactionalIndexTool tool(Configuration conf) {
