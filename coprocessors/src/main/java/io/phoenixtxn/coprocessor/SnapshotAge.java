@@ -33,4 +33,23 @@ final class SnapshotAge {
                     + " that run longer, raise phoenix.txn.tm.transaction.lease.ms.");
         }
     }
+
+    /**
+     * For a read at Phoenix's MapReduce timestamp below the horizon, the refusal its scanner throws at its first row
+     * ({@link TooOldMapReduceScanner}); null when the read is not below it. No transaction of ours holds such a
+     * timestamp unless TransactionalIndexTool drew it as its build's fence and holds it, so the message names that.
+     */
+    static DoNotRetryIOException mapReduceReadTooOld(Snapshot snapshot, Horizon horizon, TableName table) {
+        if (!horizon.isKnown() || snapshot.txId() >= horizon.gc()) {
+            return null;
+        }
+        return new DoNotRetryIOException("Refused Phoenix's MapReduce scan of " + table + " at read timestamp "
+                + snapshot.txId() + " (" + TimestampLayout.describe(snapshot.txId()) + ", the job's"
+                + " phoenix.mr.txscn.value): it is below this region server's GC horizon " + horizon.gc() + " ("
+                + TimestampLayout.describe(horizon.gc()) + "), whose versions are being garbage-collected. A"
+                + " TransactionalIndexTool build holds its fence while it runs: its process stopped renewing it (run"
+                + " the tool again). Phoenix's own IndexTool reads at the index's creation time, which nothing holds:"
+                + " run io.phoenixtxn.indextool.TransactionalIndexTool instead, or ALTER INDEX <index> ON <table>"
+                + " REBUILD (docs/compatibility.md, \"ASYNC indexes\").");
+    }
 }

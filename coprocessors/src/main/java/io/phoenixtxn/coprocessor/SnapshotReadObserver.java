@@ -184,6 +184,12 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
                 scanner.close(); // HBase does not close a scanner whose opening failed here
                 throw e;
             }
+            if (scan.getAttribute(SnapshotAttributes.SNAPSHOT) == null) {
+                DoNotRetryIOException tooOld = SnapshotAge.mapReduceReadTooOld(snapshot, GcHorizon.current(), table);
+                if (tooOld != null) {
+                    return new TooOldMapReduceScanner(scanner, tooOld);
+                }
+            }
         }
         return scanner;
     }
@@ -274,11 +280,9 @@ public class SnapshotReadObserver implements RegionCoprocessor, RegionObserver {
     }
 
     /**
-     * A transaction's snapshot must be above the GC horizon. A read at Phoenix's MapReduce timestamp is not checked
-     * here: Phoenix's own IndexTool reads at the index's creation millisecond, which no transaction holds, and its
-     * writes are refused anyway (a refusal here would fail its run on an empty table at random, depending on when
-     * the horizon was last refreshed); TransactionalIndexTool's map tasks check instead that the TM still holds
-     * their fence after each batch they read ({@code PhoenixTxnContext.abort}), so a lapsed hold fails the job.
+     * A transaction's snapshot must be above the GC horizon. A read at Phoenix's MapReduce timestamp is refused at its
+     * first row instead ({@link TooOldMapReduceScanner}, in postScannerOpen): Phoenix's own IndexTool reads at the
+     * index's creation millisecond, which no transaction holds, and must keep completing on an empty table.
      */
     private void checkAge(Snapshot snapshot, Scan scan) throws DoNotRetryIOException {
         if (scan.getAttribute(SnapshotAttributes.SNAPSHOT) != null) {

@@ -12,10 +12,13 @@ import org.apache.phoenix.mapreduce.util.ConnectionUtil;
 import org.apache.phoenix.mapreduce.util.PhoenixConfigurationUtil;
 import org.apache.phoenix.schema.PIndexState;
 import org.apache.phoenix.schema.PTable;
+import org.apache.phoenix.schema.PTableType;
 import org.apache.phoenix.util.IndexUtil;
 import org.apache.phoenix.util.SchemaUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.sql.SQLException;
 
 /**
  * Phoenix's IndexTool (same arguments) with our fence semantics for transactional tables (design.md sec. 4.4,
@@ -35,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * The job runs in the foreground ({@code -runfg} is required: the fence is held by this process). Refused on
  * transactional tables with a message naming the way that works: {@code --partial-rebuild}, {@code --snapshot},
- * {@code --delete-all-and-rebuild} (it would truncate index rows that writers after the fence maintained),
- * {@code --tenant-id}, local indexes. Non-transactional tables run exactly as with Phoenix's tool.
+ * {@code --delete-all-and-rebuild} and {@code --split}/{@code --autosplit} (they would remove index rows that
+ * writers after the fence maintained), {@code --tenant-id}, time ranges, local indexes, and indexes that are neither
+ * BUILDING nor CREATE_DISABLE (they may hold rows a build at a fence would not remove). Non-transactional tables run
+ * exactly as with Phoenix's tool.
  *
  * <pre>hbase io.phoenixtxn.indextool.TransactionalIndexTool -dt T -it T_IDX -runfg -op /tmp/t_idx</pre>
  */
@@ -65,10 +70,8 @@ public class TransactionalIndexTool extends IndexTool {
             }
             refuseUnsupported(cmd);
             PTable index = conn.getTableNoCache(SchemaUtil.getQualifiedTableName(schema, indexName));
-            if (index.getIndexType() == PTable.IndexType.LOCAL) {
-                throw refused(index.getName().getString() + " is a local index, which phoenix-txn does not build");
-            }
-            if (index.getIndexState().isDisabled()) {
+            checkBuildable(data, index);
+            if (index.getIndexState() == PIndexState.CREATE_DISABLE) {
                 // Before the fence: every writer that begins after it sees an index to maintain.
                 IndexUtil.updateIndexState(conn, index.getName().getString(), PIndexState.BUILDING, null);
             }
@@ -77,12 +80,54 @@ public class TransactionalIndexTool extends IndexTool {
                         index.getName().getString(), data.getName().getString(), fence.timestamp());
                 Configuration original = getConf();
                 setConf(new FencedJobConfiguration(conf, fence.timestamp()));
+                int status;
                 try {
-                    return super.run(args);
+                    status = super.run(args);
                 } finally {
                     setConf(original);
                 }
+                if (status == 0) {
+                    ensureActive(conn, index);
+                }
+                return status;
             }
+        }
+    }
+
+    /**
+     * Everything Phoenix would refuse later is refused here, before the fence aborts the table's writers. The index
+     * must be an index of the table, global, and either BUILDING (an ASYNC index, maintained by every writer since it
+     * was created) or CREATE_DISABLE (never written): an index that was ACTIVE and then disabled may hold rows of
+     * values changed since, which rows written at the fence would not remove.
+     */
+    private static void checkBuildable(PTable data, PTable index) {
+        String name = index.getName().getString();
+        if (index.getType() != PTableType.INDEX || index.getParentName() == null
+                || !index.getParentName().getString().equals(data.getName().getString())) {
+            throw refused(name + " is not an index of " + data.getName().getString());
+        }
+        if (index.getIndexType() == PTable.IndexType.LOCAL) {
+            throw refused(name + " is a local index, which phoenix-txn does not build");
+        }
+        PIndexState state = index.getIndexState();
+        if (state != PIndexState.BUILDING && state != PIndexState.CREATE_DISABLE) {
+            throw refused(name + " is " + state + ": it may hold rows that a build at a fence would not remove;"
+                    + " rebuild it with ALTER INDEX ... REBUILD, which truncates it first");
+        }
+    }
+
+    /**
+     * Phoenix's reducer marks the index ACTIVE from a connection whose transaction is a view at the fence, so the
+     * state cell carries the fence's millisecond; a BUILDING cell written later by a region server whose clock runs
+     * ahead of the TM's would hide it. The job succeeded, so the index is complete: mark it ACTIVE at server time.
+     */
+    private static void ensureActive(PhoenixConnection conn, PTable index) throws SQLException {
+        String name = index.getName().getString();
+        PIndexState state = conn.getTableNoCache(name).getIndexState();
+        if (state == PIndexState.BUILDING) { // not a state someone else set meanwhile (DISABLE, dropped)
+            LOG.warn("{} is still BUILDING after a successful build (a state cell written at a later time hides the"
+                    + " reducer's); marking it ACTIVE", name);
+            IndexUtil.updateIndexState(conn, name, PIndexState.ACTIVE, null);
         }
     }
 
@@ -102,6 +147,13 @@ public class TransactionalIndexTool extends IndexTool {
         }
         if (cmd.hasOption("tenant")) {
             throw refused("--tenant-id is not supported");
+        }
+        if (cmd.hasOption("sp") || cmd.hasOption("spa")) {
+            throw refused("--split and --autosplit are not supported (they recreate the index table during the"
+                    + " build, removing rows that writers after the fence maintained)");
+        }
+        if (cmd.hasOption("st") || cmd.hasOption("et") || cmd.hasOption("rv")) {
+            throw refused("--start-time, --end-time and --retry-verify do not apply to transactional tables");
         }
     }
 

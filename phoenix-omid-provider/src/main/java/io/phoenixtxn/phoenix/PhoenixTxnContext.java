@@ -742,9 +742,10 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
 
     /**
      * An index build's map task rolls back its view after each batch it read and wrote (Phoenix's IndexTool mapper).
-     * Its reads were at the build's fence, safe only while the TM held the fence (GC horizon at or below it); the
-     * hold only ever ends, so a TM that still holds it now held it during every read of the batch. This also renews
-     * the hold, so the tasks keep it while they run.
+     * Its reads were at the build's fence, safe only while the GC horizon stayed at or below the fence. The region
+     * servers refuse such a read once their horizon is above it ({@code TooOldMapReduceScanner}); this second check
+     * asks the TM, whose horizon runs ahead of theirs, and fails the task before the reducer can mark the index
+     * ACTIVE. It also renews the hold, so the tasks keep the fence while they run.
      */
     private void verifyBuildFenceHeld(long fence) throws SQLException {
         boolean held;
@@ -755,10 +756,11 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
                     + " fence: " + e.getMessage() + ". The map task fails; the index stays BUILDING", e);
         }
         if (!held) {
-            throw SqlErrors.failed("Index build at fence " + fence + ": the TM no longer holds the fence (the tool's"
-                    + " process stopped renewing it for longer than phoenix.txn.tm.transaction.lease.ms), so rows read"
-                    + " at it may have been garbage-collected. The map task fails and the index stays BUILDING: run"
-                    + " TransactionalIndexTool again", null);
+            throw SqlErrors.failed("Index build at fence " + fence + ": the TM no longer holds the fence, or cannot"
+                    + " tell (the tool's process stopped renewing it for longer than"
+                    + " phoenix.txn.tm.transaction.lease.ms, or a new primary TM is still adopting transactions), so"
+                    + " rows read at it may have been garbage-collected. The map task fails and the index stays"
+                    + " BUILDING: run TransactionalIndexTool again", null);
         }
     }
 

@@ -3,6 +3,7 @@ package io.phoenixtxn.client;
 import io.phoenixtxn.tm.AbortReason;
 import io.phoenixtxn.tm.CommitDecision;
 import io.phoenixtxn.tm.TmException;
+import io.phoenixtxn.tm.Horizon;
 import io.phoenixtxn.tm.TransactionManager;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Admin;
@@ -366,11 +367,17 @@ public final class TxnClient implements Closeable {
 
     /**
      * Renews the TM's hold of {@code txId}, a transaction or fence that another process of the same job holds (an
-     * index build's fence, held by the tool while its map tasks read at it), and answers whether the TM still held
-     * it. False once its lease lapsed: from then on its snapshot may be garbage-collected.
+     * index build's fence, held by the tool while its map tasks read at it), and answers whether reads at it are
+     * still safe: the TM holds it and its GC horizon is known and not above it. False once its lease lapsed, and
+     * whenever the TM cannot tell (a new primary's grace period, in which it adopts what clients renew; no TM).
      */
     public boolean renewHold(long txId) throws IOException {
-        return tm.get().keepAlive(new long[] {txId}).length == 0;
+        TransactionManager manager = tm.get();
+        if (manager.keepAlive(new long[] {txId}).length != 0) {
+            return false;
+        }
+        Horizon horizon = manager.horizon();
+        return horizon.isKnown() && horizon.gc() <= txId;
     }
 
     /** Bulk loads through this client's TM, commit table and lease renewal ({@link BulkLoads}). */

@@ -80,7 +80,10 @@ class AsyncIndexIT {
             tool.setConf(conf);
             status = tool.run(new String[] {"--data-table=" + table, "--index-table=" + index, "-runfg",
                     "-op", "/tmp/" + UUID.randomUUID()});
-            refusedInTheJob = log.traceContains("IndexTool cannot build an index of a transactional");
+            // Refused at its first row read below the GC horizon (its timestamp, the index's creation millisecond,
+            // is held by nothing) or, if the region server's horizon is not past it yet, at its first write.
+            refusedInTheJob = log.traceContains("IndexTool cannot build an index of a transactional")
+                    || log.traceContains("Refused Phoenix's MapReduce scan");
             traces = log.traces();
         }
         assertNotEquals(0, status, "IndexTool's job must fail");
@@ -108,6 +111,10 @@ class AsyncIndexIT {
         IllegalArgumentException background = assertThrows(IllegalArgumentException.class,
                 () -> tool(conf).run(new String[] {"--data-table=" + table, "--index-table=" + index, "-op", out}));
         assertTrue(background.getMessage().contains("-runfg is required"), background.getMessage());
+        IllegalArgumentException split = assertThrows(IllegalArgumentException.class,
+                () -> tool(conf).run(new String[] {"--data-table=" + table, "--index-table=" + index, "-runfg",
+                        "-spa", "2", "-op", out}));
+        assertTrue(split.getMessage().contains("--split and --autosplit"), split.getMessage());
 
         AtomicLong fenceSeen = new AtomicLong(-1);
         AtomicReference<Throwable> afterFenceWriter = new AtomicReference<>();
@@ -163,6 +170,40 @@ class AsyncIndexIT {
         rows = IndexChecks.assertIndexEqualsTable(table, index, "K, V");
         assertEquals("after-build", rows.get(7L));
         assertFalse(rows.containsKey(8L));
+    }
+
+    /**
+     * An index that was ACTIVE and then disabled may hold rows of values changed since, which rows written at a fence
+     * would not remove: the tool refuses it before drawing any fence (no writer of the table is aborted).
+     */
+    @Test
+    void anIndexDisabledAfterItWasActiveIsRefusedBeforeAnyFence() throws Exception {
+        String table = "ASYNC_TXDISABLED_" + TABLES.incrementAndGet();
+        String index = table + "_I";
+        createLoadedTableWithAsyncIndex(table, index);
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("ALTER INDEX " + index + " ON " + table + " REBUILD");
+            s.execute("ALTER INDEX " + index + " ON " + table + " DISABLE");
+        }
+        AtomicLong fences = new AtomicLong();
+        IndexBuildHooks previous = IndexBuildHooks.install(new IndexBuildHooks() {
+            @Override
+            public void afterFence(String physicalTable, long fence) {
+                if (physicalTable.equals(table)) {
+                    fences.incrementAndGet();
+                }
+            }
+        });
+        try {
+            IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                    () -> tool(toolConfiguration()).run(new String[] {"--data-table=" + table,
+                            "--index-table=" + index, "-runfg", "-op", "/tmp/" + UUID.randomUUID()}));
+            assertTrue(refused.getMessage().contains("is DISABLE") && refused.getMessage().contains("REBUILD"),
+                    refused.getMessage());
+        } finally {
+            IndexBuildHooks.install(previous);
+        }
+        assertEquals(0, fences.get(), "refused before any fence");
     }
 
     /**
