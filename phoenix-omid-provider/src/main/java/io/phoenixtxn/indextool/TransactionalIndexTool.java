@@ -123,6 +123,9 @@ public class TransactionalIndexTool extends IndexTool {
      */
     private static void ensureActive(PhoenixConnection conn, PTable index) throws SQLException {
         String name = index.getName().getString();
+        // Phoenix began a transaction on this connection when it resolved the transactional table (before the job):
+        // metadata read in it is as of its start. End it, so the state is read as of now.
+        conn.rollback();
         PIndexState state = conn.getTableNoCache(name).getIndexState();
         if (state == PIndexState.BUILDING) { // not a state someone else set meanwhile (DISABLE, dropped)
             LOG.warn("{} is still BUILDING after a successful build (a state cell written at a later time hides the"
