@@ -132,8 +132,7 @@ class BulkLoadProtocolIT {
             loads.abandon(load); // e.g. the index table's files failed to land
             Transaction reader = client.begin();
             assertNull(read(table, reader, "d"), "the landed cell is not visible");
-            write(table, reader, "e", "free");
-            client.commit(reader); // the TM released the table
+            commitOnceReleased(table, "e", "free");
             assertTrue(loads.begin(List.of(name)).txId() > load.txId(), "a new load may begin");
             long tableId = io.phoenixtxn.client.WriteSetHashing.tableId(Bytes.toBytes(name.getNameAsString()));
             assertEquals(AbortReason.EXPIRED, ClientFixture.tm().get().commit(load.txId(), load.txId(), new long[0],
@@ -206,5 +205,27 @@ class BulkLoadProtocolIT {
         java.io.StringWriter out = new java.io.StringWriter();
         t.printStackTrace(new java.io.PrintWriter(out));
         return out.toString();
+    }
+
+    /**
+     * The TM releases an abandoned load's tables when the load's end reaches it, with the client's next batch of
+     * ended transactions (phoenix.txn.finished.flush.ms, possibly over the client's other connection): a writer that
+     * commits before that is fenced (a retryable abort), and one that commits after it succeeds. Retries until it
+     * commits, within 10 s; every abort meanwhile must be the fence.
+     */
+    private void commitOnceReleased(TransactionalTable table, String row, String value) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            Transaction writer = client.begin();
+            write(table, writer, row, value);
+            try {
+                client.commit(writer);
+                return;
+            } catch (TxnAbortedException e) {
+                assertEquals(AbortReason.FENCE, e.reason(), "only the hold, until it is released");
+                assertTrue(System.nanoTime() - deadline < 0, "the TM did not release the abandoned load's table");
+                Thread.sleep(10);
+            }
+        }
     }
 }
