@@ -60,7 +60,9 @@ final class Tables {
     static void create(BenchCluster stack, long rows, int regions, boolean withCopy) throws SQLException {
         StringBuilder split = new StringBuilder();
         for (int i = 1; i < regions; i++) {
-            split.append(i == 1 ? "" : ", ").append(rows * i / regions);
+            // Cast: Phoenix encodes a split point as its literal's type, and an integer literal's four bytes, padded,
+            // sort above every BIGINT key of 0..rows-1 (all rows in the first region, the others empty).
+            split.append(i == 1 ? "" : ", ").append("CAST(").append(rows * i / regions).append(" AS BIGINT)");
         }
         String splitOn = regions > 1 ? " SPLIT ON (" + split + ")" : "";
         String columns = " (K BIGINT NOT NULL PRIMARY KEY, V VARCHAR, S VARCHAR, N BIGINT, P VARCHAR)";
@@ -194,15 +196,19 @@ final class Tables {
         double storeMb = 0;
         int regions = 0;
         int storeFiles = 0;
+        StringBuilder perRegion = new StringBuilder();
         try (Admin admin = stack.hbase().getAdmin()) {
             for (ServerName server : admin.getRegionServers()) {
                 for (RegionMetrics m : admin.getRegionMetrics(server, name)) {
                     regions++;
                     storeFiles += m.getStoreFileCount();
-                    storeMb += m.getStoreFileSize().get(Size.Unit.MEGABYTE);
+                    double mb = m.getStoreFileSize().get(Size.Unit.MEGABYTE);
+                    storeMb += mb;
+                    perRegion.append(perRegion.length() == 0 ? "" : "/").append(String.format("%.0f", mb));
                 }
             }
         }
-        return String.format("%d regions, %d store files, %.0f MB", regions, storeFiles, storeMb);
+        // Per region too: the builds' parallelism is the regions that hold rows.
+        return String.format("%d regions, %d store files, %.0f MB (%s)", regions, storeFiles, storeMb, perRegion);
     }
 }
