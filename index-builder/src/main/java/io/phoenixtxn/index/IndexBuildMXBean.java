@@ -18,8 +18,11 @@ public interface IndexBuildMXBean {
     /** Regions of the data table when a region-server population started (0 when the client populates). */
     int getRegionsTotal();
 
-    /** Key ranges (regions at the start) fully populated on the region servers. */
-    long getRegionsDone();
+    /** Key ranges scanned in parallel: the regions at the start, cut at the table's guideposts (PopulationRanges). */
+    int getRangesTotal();
+
+    /** Key ranges fully populated on the region servers. */
+    long getRangesDone();
 
     /** Whether the population runs on the region servers (else Phoenix's own pass through the client does). */
     boolean isOnRegionServers();

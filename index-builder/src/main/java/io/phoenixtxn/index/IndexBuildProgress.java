@@ -27,8 +27,9 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     private final long startNanos = System.nanoTime();
     private final AtomicLong rowsScanned = new AtomicLong();
     private final AtomicLong rowsWritten = new AtomicLong();
-    private final AtomicLong regionsDone = new AtomicLong();
+    private final AtomicLong rangesDone = new AtomicLong();
     private volatile int regionsTotal;
+    private volatile int rangesTotal;
     private volatile boolean onRegionServers;
     private volatile boolean populatedOnRegionServers;
     private final AtomicLong nextLogNanos = new AtomicLong(startNanos + LOG_INTERVAL_NANOS);
@@ -70,10 +71,14 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         maybeLog();
     }
 
-    /** The population runs on the region servers, one scan per region of the {@code regions} there are now. */
-    public void onRegionServers(String indexTables, int regions) {
+    /**
+     * The population runs on the region servers: one scan per key range, {@code ranges} of them over the
+     * {@code regions} there are now.
+     */
+    public void onRegionServers(String indexTables, int regions, int ranges) {
         indexTable = indexTables;
         regionsTotal = regions;
+        rangesTotal = ranges;
         onRegionServers = true;
     }
 
@@ -81,7 +86,8 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     void throughTheClient() {
         onRegionServers = false;
         regionsTotal = 0;
-        regionsDone.set(0);
+        rangesTotal = 0;
+        rangesDone.set(0);
         rowsScanned.set(0);
         rowsWritten.set(0);
     }
@@ -102,9 +108,9 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         return populatedOnRegionServers;
     }
 
-    /** One region's key range is populated. */
-    void regionDone() {
-        regionsDone.incrementAndGet();
+    /** One key range is populated. */
+    void rangeDone() {
+        rangesDone.incrementAndGet();
         maybeLog();
     }
 
@@ -117,8 +123,8 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
                     : rowsScanned.get() + " rows scanned, " + rowsWritten.get() + " index rows written";
             LOG.info("Index population of {} on {} at fence {} {} in {} ms: {}{}", indexTable, dataTable, fence,
                     committed ? "finished" : "was abandoned", getElapsedMillis(), rows,
-                    onRegionServers ? ", on the region servers (" + regionsDone.get() + " of " + regionsTotal
-                            + " regions)" : "");
+                    onRegionServers ? ", on the region servers (" + rangesDone.get() + " of " + rangesTotal
+                            + " ranges, " + regionsTotal + " regions)" : "");
             unregister();
         }
     }
@@ -128,8 +134,8 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
         long due = nextLogNanos.get();
         if (now >= due && nextLogNanos.compareAndSet(due, now + LOG_INTERVAL_NANOS)) {
             LOG.info("Index population of {} on {}: {} rows scanned, {} index rows written{}, {} s", indexTable,
-                    dataTable, rowsScanned.get(), rowsWritten.get(), onRegionServers ? ", regions " + regionsDone.get()
-                            + " of " + regionsTotal + " done" : "", TimeUnit.NANOSECONDS.toSeconds(now - startNanos));
+                    dataTable, rowsScanned.get(), rowsWritten.get(), onRegionServers ? ", ranges " + rangesDone.get()
+                            + " of " + rangesTotal + " done" : "", TimeUnit.NANOSECONDS.toSeconds(now - startNanos));
         }
     }
 
@@ -168,8 +174,13 @@ public final class IndexBuildProgress implements IndexBuildMXBean {
     }
 
     @Override
-    public long getRegionsDone() {
-        return regionsDone.get();
+    public int getRangesTotal() {
+        return rangesTotal;
+    }
+
+    @Override
+    public long getRangesDone() {
+        return rangesDone.get();
     }
 
     @Override

@@ -52,14 +52,17 @@ public final class IndexPopulation {
                 Math.toIntExact(TxnSettings.INDEX_POPULATION_PAGE_MS.get(settings)),
                 Math.toIntExact(TxnSettings.INDEX_POPULATION_BATCH_ROWS.get(settings)),
                 Math.toIntExact(TxnSettings.INDEX_POPULATION_ATTEMPTS.get(settings)));
-        Pair<byte[][], byte[][]> ranges;
+        Pair<byte[][], byte[][]> regions;
         try (RegionLocator locator = hbase.getRegionLocator(plan.get().dataTable())) {
-            ranges = locator.getStartEndKeys();
+            regions = locator.getStartEndKeys();
         }
+        Pair<byte[][], byte[][]> ranges = PopulationRanges.cut(regions,
+                PopulationRanges.guideposts(connection, dataTable));
         String indexes = String.join(",", plan.get().indexNames());
-        progress.onRegionServers(indexes, ranges.getFirst().length);
-        LOG.info("Index population of {} on {} at fence {}: on the region servers, {} regions", indexes,
-                plan.get().dataTable(), progress.getFenceTimestamp(), ranges.getFirst().length);
+        progress.onRegionServers(indexes, regions.getFirst().length, ranges.getFirst().length);
+        LOG.info("Index population of {} on {} at fence {}: on the region servers, {} regions in {} key ranges",
+                indexes, plan.get().dataTable(), progress.getFenceTimestamp(), regions.getFirst().length,
+                ranges.getFirst().length);
         try (TransactionalTable table = client.table(plan.get().dataTable())) {
             new RegionServerPopulation(scan -> table.getScanner(population, scan), limits)
                     .run(ranges, plan.get().maintainers(), population.writePointer(), progress);

@@ -146,7 +146,7 @@ public final class RegionServerPopulation {
                 if (cancelled.get()) {
                     throw new InterruptedIOException("Index population stopped (another range failed)");
                 }
-                progress.regionDone();
+                progress.rangeDone();
                 return;
             } catch (NotSupportedException | InterruptedIOException e) {
                 throw e;

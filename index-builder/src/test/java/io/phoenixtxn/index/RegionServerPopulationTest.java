@@ -43,7 +43,7 @@ class RegionServerPopulationTest {
             return scanner(List.of(page("d", 3, 3)), null);
         }, SETTINGS);
         IndexBuildProgress progress = IndexBuildProgress.forFence(9001, "T");
-        progress.onRegionServers("IDX", 1);
+        progress.onRegionServers("IDX", 1, 1);
         population.run(ranges(new byte[0]), MAINTAINERS, 77, progress);
 
         assertEquals(2, opened.size());
@@ -53,7 +53,7 @@ class RegionServerPopulationTest {
         assertEquals(77, PopulationScan.version(resumed));
         assertEquals(8, progress.getRowsScanned());
         assertEquals(8, progress.getRowsWritten());
-        assertEquals(1, progress.getRegionsDone());
+        assertEquals(1, progress.getRangesDone());
     }
 
     @Test
@@ -64,10 +64,10 @@ class RegionServerPopulationTest {
             return scanner(List.of(page(Bytes.toString(scan.getStartRow()) + "z", 2, 4)), null);
         }, SETTINGS);
         IndexBuildProgress progress = IndexBuildProgress.forFence(9002, "T");
-        progress.onRegionServers("IDX", 3);
+        progress.onRegionServers("IDX", 3, 3);
         population.run(ranges(new byte[0], Bytes.toBytes("m"), Bytes.toBytes("t")), MAINTAINERS, 1, progress);
         assertEquals(3, opened.size());
-        assertEquals(3, progress.getRegionsDone());
+        assertEquals(3, progress.getRangesDone());
         assertEquals(6, progress.getRowsScanned());
         assertEquals(12, progress.getRowsWritten());
         assertTrue(opened.stream().allMatch(PopulationScan::isPopulation));
@@ -81,7 +81,7 @@ class RegionServerPopulationTest {
         IOException e = assertThrows(IOException.class,
                 () -> population.run(ranges(new byte[0]), MAINTAINERS, 1, progress));
         assertTrue(e.getMessage().contains("failed after 3 attempts"), e.getMessage());
-        assertEquals(0, progress.getRegionsDone());
+        assertEquals(0, progress.getRangesDone());
     }
 
     @Test

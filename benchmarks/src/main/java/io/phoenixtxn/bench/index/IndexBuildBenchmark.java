@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *       loudly if one differs. Reports the population's progress (rows scanned and written).</li>
  * </ol>
  * Usage: {@code bin/bench-index [--rows N] [--writers W] [--batch N] [--load-threads T] [--regions R]
- * [--warmup S] [--window S] [--tx-rows N] [--samples N] [--skip-sleep-run] [--hold-writers-at-fence]
+ * [--guidepost-width B] [--warmup S] [--window S] [--tx-rows N] [--samples N] [--skip-sleep-run] [--hold-writers-at-fence]
  * [--writers-own-client]}. Prints markdown for docs/performance.md on stdout; the stack logs to stderr.
  * <p>
  * Two options force the interleaving that matters most for correctness: {@code --writers-own-client} gives the
@@ -52,6 +52,8 @@ public final class IndexBuildBenchmark {
     private int batch = 5_000;
     private int loadThreads = 2;
     private int regions = 4;
+    /** GUIDE_POSTS_WIDTH of both tables and statistics collected after the load; 0: none (no guideposts). */
+    private long guidepostWidth;
     private int warmupSeconds = 10;
     private int windowSeconds = 30;
     private int txRows = 1;
@@ -123,6 +125,7 @@ public final class IndexBuildBenchmark {
                 case "--batch": batch = Integer.parseInt(args[++i]); break;
                 case "--load-threads": loadThreads = Integer.parseInt(args[++i]); break;
                 case "--regions": regions = Integer.parseInt(args[++i]); break;
+                case "--guidepost-width": guidepostWidth = Long.parseLong(args[++i]); break;
                 case "--warmup": warmupSeconds = Integer.parseInt(args[++i]); break;
                 case "--window": windowSeconds = Integer.parseInt(args[++i]); break;
                 case "--tx-rows": txRows = Integer.parseInt(args[++i]); break;
@@ -133,7 +136,7 @@ public final class IndexBuildBenchmark {
                 case "--set": set(args[++i]); break;
                 default:
                     throw new IllegalArgumentException("Unknown argument " + args[i] + "; usage: [--rows N]"
-                            + " [--writers W] [--batch N] [--load-threads T] [--regions R] [--warmup S]"
+                            + " [--writers W] [--batch N] [--load-threads T] [--regions R] [--guidepost-width B] [--warmup S]"
                             + " [--window S] [--tx-rows N] [--samples N] [--skip-sleep-run] [--hold-writers-at-fence]"
                             + " [--writers-own-client] [--set key=value]...");
             }
@@ -156,6 +159,7 @@ public final class IndexBuildBenchmark {
                 warmupSeconds, windowSeconds, txRows, samples, (sleepRun ? "" : " --skip-sleep-run")
                         + (holdAtFence ? " --hold-writers-at-fence" : "")
                         + (writersOwnClient ? " --writers-own-client" : "")
+                        + (guidepostWidth > 0 ? " --guidepost-width " + guidepostWidth : "")
                         + settingsArguments());
         out.printf("- JVM: %s %s, %d processors, max heap %d MB; load average at start: %s%n",
                 System.getProperty("java.vm.name"), System.getProperty("java.version"),
@@ -166,7 +170,7 @@ public final class IndexBuildBenchmark {
             observerForDiagnosis = observer;
             long phoenixSleep = stack.configuration().getLong(QueryServices.INDEX_POPULATION_SLEEP_TIME,
                     QueryServicesOptions.DEFAULT_INDEX_POPULATION_SLEEP_TIME);
-            Tables.create(BenchCluster.embedded(stack), rows, regions);
+            Tables.create(BenchCluster.embedded(stack), rows, regions, true, guidepostWidth);
 
             Tables.Load plainLoad = Tables.load(BenchCluster.embedded(stack), Tables.PLAIN, rows, batch, loadThreads);
             progress("loaded %s: %.0f rows/s", Tables.PLAIN, plainLoad.rowsPerSecond());
@@ -175,6 +179,11 @@ public final class IndexBuildBenchmark {
                     txLoad.rowsPerSecond(), txLoad.settledRowsPerSecond());
             Tables.flush(BenchCluster.embedded(stack), Tables.PLAIN);
             Tables.flush(BenchCluster.embedded(stack), Tables.TX);
+            if (guidepostWidth > 0) {
+                progress("statistics: %d guideposts of %s, %d of %s", Tables.collectStatistics(
+                        BenchCluster.embedded(stack), Tables.PLAIN), Tables.PLAIN, Tables.collectStatistics(
+                        BenchCluster.embedded(stack), Tables.TX), Tables.TX);
+            }
             Thread.sleep(6_000); // region metrics reach the master with the next heartbeats
             String plainSize = Tables.describe(BenchCluster.embedded(stack), Tables.PLAIN);
             String txSize = Tables.describe(BenchCluster.embedded(stack), Tables.TX);

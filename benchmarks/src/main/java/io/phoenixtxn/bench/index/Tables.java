@@ -58,13 +58,23 @@ final class Tables {
 
     /** As {@link #create(BenchCluster, long, int)}; without the non-transactional copy if {@code withCopy} is false. */
     static void create(BenchCluster stack, long rows, int regions, boolean withCopy) throws SQLException {
+        create(stack, rows, regions, withCopy, 0);
+    }
+
+    /**
+     * As {@link #create(BenchCluster, long, int, boolean)}; with {@code guidepostWidth > 0} both tables get that
+     * GUIDE_POSTS_WIDTH, for {@link #collectStatistics}.
+     */
+    static void create(BenchCluster stack, long rows, int regions, boolean withCopy, long guidepostWidth)
+            throws SQLException {
         StringBuilder split = new StringBuilder();
         for (int i = 1; i < regions; i++) {
             // Cast: Phoenix encodes a split point as its literal's type, and an integer literal's four bytes, padded,
             // sort above every BIGINT key of 0..rows-1 (all rows in the first region, the others empty).
             split.append(i == 1 ? "" : ", ").append("CAST(").append(rows * i / regions).append(" AS BIGINT)");
         }
-        String splitOn = regions > 1 ? " SPLIT ON (" + split + ")" : "";
+        String splitOn = (guidepostWidth > 0 ? ", GUIDE_POSTS_WIDTH=" + guidepostWidth : "")
+                + (regions > 1 ? " SPLIT ON (" + split + ")" : "");
         String columns = " (K BIGINT NOT NULL PRIMARY KEY, V VARCHAR, S VARCHAR, N BIGINT, P VARCHAR)";
         try (Connection c = stack.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + TX + columns + " TRANSACTIONAL=true" + splitOn);
@@ -187,6 +197,20 @@ final class Tables {
     static void flush(BenchCluster stack, String table) throws Exception {
         try (Admin admin = stack.hbase().getAdmin()) {
             admin.flush(TableName.valueOf(table));
+        }
+    }
+
+    /**
+     * Phoenix's statistics of a table (guideposts every GUIDE_POSTS_WIDTH bytes), as a major compaction would collect
+     * them: both builds plan their parallel scans by them. Returns the number of guideposts.
+     */
+    static long collectStatistics(BenchCluster stack, String table) throws SQLException {
+        try (Connection c = stack.connect(); Statement s = c.createStatement()) {
+            s.execute("UPDATE STATISTICS " + table);
+            try (java.sql.ResultSet r = s.executeQuery("SELECT COUNT(*) FROM SYSTEM.STATS WHERE PHYSICAL_NAME = '"
+                    + table + "'")) {
+                return r.next() ? r.getLong(1) : 0;
+            }
         }
     }
 

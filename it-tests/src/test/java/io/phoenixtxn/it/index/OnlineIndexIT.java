@@ -227,6 +227,36 @@ class OnlineIndexIT {
         IndexChecks.assertIndexEqualsTable(table, index, "K, V, N");
     }
 
+    @Test
+    void aRegionIsScannedInOneRangePerGuidepostAndTheIndexStillEqualsTheTable() throws Exception {
+        String table = SharedStack.uniqueTable("GUIDED");
+        String index = table + "_IDX";
+        createTableWith300Rows(table, ", GUIDE_POSTS_WIDTH=2000"); // one region
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("UPDATE STATISTICS " + table); // what a major compaction collects: a guidepost per 2,000 bytes
+        }
+        AtomicInteger regions = new AtomicInteger();
+        AtomicInteger ranges = new AtomicInteger();
+        IndexBuildHooks.install(new IndexBuildHooks() {
+            @Override
+            public void afterRowsScanned(long fence, long rowsSoFar) {
+                IndexBuildProgress progress = IndexBuildProgress.running().get(fence);
+                if (progress != null && progress.getDataTable().equals(table)) {
+                    regions.set(progress.getRegionsTotal());
+                    ranges.set(progress.getRangesTotal());
+                }
+            }
+        });
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (N)");
+        } finally {
+            IndexBuildHooks.install(IndexBuildHooks.NONE);
+        }
+        assertEquals(1, regions.get(), "the table has one region");
+        assertTrue(ranges.get() > 1, "the region was cut at its guideposts into parallel ranges: " + ranges.get());
+        IndexChecks.assertIndexEqualsTable(table, index, "K, V, N");
+    }
+
     /** A transactional table (K, V, N) with rows 0..299 committed: V = 'v<k>', N = k. */
     private static void createTableWith300Rows(String table, String tableOptions) throws SQLException {
         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
