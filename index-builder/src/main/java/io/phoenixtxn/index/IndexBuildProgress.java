@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Progress of one index population (the transaction that fills a new index from the snapshot at its fence): rows
- * scanned from the data table and index rows written, and regions done out of the regions there are when the
- * population runs on the region servers ({@link RegionServerPopulation}); logged every 10 s, exposed over JMX from
+ * scanned from the data table and index rows written, and key ranges done out of the ranges (regions cut at guideposts) when
+ * the population runs on the region servers ({@link RegionServerPopulation}); logged every 10 s, exposed over JMX from
  * the fence on, and the duration logged at the end. Where the population falls back to Phoenix's own pass (a
  * client-side UPSERT SELECT), the client counts rows as they pass; with
  * {@code phoenix.client.enable.server.upsert.select=true} that pass runs on the region servers and only the duration

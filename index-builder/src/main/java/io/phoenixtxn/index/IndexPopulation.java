@@ -57,7 +57,8 @@ public final class IndexPopulation {
             regions = locator.getStartEndKeys();
         }
         Pair<byte[][], byte[][]> ranges = PopulationRanges.cut(regions,
-                PopulationRanges.guideposts(connection, dataTable));
+                PopulationRanges.guideposts(connection, dataTable),
+                PopulationRanges.RANGES_PER_THREAD * limits.threads());
         String indexes = String.join(",", plan.get().indexNames());
         progress.onRegionServers(indexes, regions.getFirst().length, ranges.getFirst().length);
         LOG.info("Index population of {} on {} at fence {}: on the region servers, {} regions in {} key ranges",

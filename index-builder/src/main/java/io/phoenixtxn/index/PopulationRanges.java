@@ -49,34 +49,72 @@ final class PopulationRanges {
         }
     }
 
+    /** Ranges per population thread at most: enough to even out uneven ranges, few enough that opens stay cheap. */
+    static final int RANGES_PER_THREAD = 4;
+
     /**
-     * {@code regions} (a region locator's start and end keys, in order) with each region cut at every guidepost
-     * strictly inside it. Every key of the table stays in exactly one range: a range ends where the next starts.
+     * {@code regions} (a region locator's start and end keys, in order) with regions cut at guideposts strictly
+     * inside them, at most {@code maxRanges} ranges in all (guideposts taken evenly when there are more; none when the
+     * regions alone are that many: each range costs a scan open, an index-maintainer decode and a descriptor check).
+     * Every key of the table stays in exactly one range: a range ends where the next starts. Guideposts come sorted
+     * and unique from Phoenix; unsorted ones would only lose cuts. The ranges come round-robin over the regions (each
+     * region's first range, then each one's second, ...), so the population's threads start on different regions,
+     * and so on different region servers, as they did with one range per region.
      */
-    static Pair<byte[][], byte[][]> cut(Pair<byte[][], byte[][]> regions, List<byte[]> guideposts) {
-        List<byte[]> starts = new ArrayList<>();
-        List<byte[]> ends = new ArrayList<>();
+    static Pair<byte[][], byte[][]> cut(Pair<byte[][], byte[][]> regions, List<byte[]> guideposts, int maxRanges) {
         byte[][] regionStarts = regions.getFirst();
         byte[][] regionEnds = regions.getSecond();
-        int next = 0; // both lists are sorted: one pass over the guideposts
+        List<byte[]> cuts = evenly(guideposts, Math.max(0, maxRanges - regionStarts.length));
+        List<List<byte[][]>> perRegion = new ArrayList<>();
+        int next = 0; // both lists are sorted: one pass over the cuts
         for (int i = 0; i < regionStarts.length; i++) {
+            List<byte[][]> ranges = new ArrayList<>();
             byte[] start = regionStarts[i];
             byte[] end = regionEnds[i];
-            for (; next < guideposts.size(); next++) {
-                byte[] guidepost = guideposts.get(next);
-                if (GuidePostsInfo.isEmptyGpsKey(guidepost) || Bytes.compareTo(guidepost, start) <= 0) {
+            for (; next < cuts.size(); next++) {
+                byte[] cut = cuts.get(next);
+                if (GuidePostsInfo.isEmptyGpsKey(cut) || Bytes.compareTo(cut, start) <= 0) {
                     continue;
                 }
-                if (end.length != 0 && Bytes.compareTo(guidepost, end) >= 0) {
+                if (end.length != 0 && Bytes.compareTo(cut, end) >= 0) {
                     break; // this one and the rest lie beyond this region
                 }
-                starts.add(start);
-                ends.add(guidepost);
-                start = guidepost;
+                ranges.add(new byte[][] {start, cut});
+                start = cut;
             }
-            starts.add(start);
-            ends.add(end);
+            ranges.add(new byte[][] {start, end});
+            perRegion.add(ranges);
+        }
+        List<byte[]> starts = new ArrayList<>();
+        List<byte[]> ends = new ArrayList<>();
+        for (int round = 0; starts.size() < countOf(perRegion); round++) {
+            for (List<byte[][]> ranges : perRegion) {
+                if (round < ranges.size()) {
+                    starts.add(ranges.get(round)[0]);
+                    ends.add(ranges.get(round)[1]);
+                }
+            }
         }
         return new Pair<>(starts.toArray(new byte[0][]), ends.toArray(new byte[0][]));
+    }
+
+    /** At most {@code count} of {@code keys}, spread evenly over them, in order. */
+    static List<byte[]> evenly(List<byte[]> keys, int count) {
+        if (keys.size() <= count) {
+            return keys;
+        }
+        List<byte[]> taken = new ArrayList<>(count);
+        for (int i = 1; i <= count; i++) {
+            taken.add(keys.get((int) ((long) i * keys.size() / (count + 1))));
+        }
+        return taken;
+    }
+
+    private static int countOf(List<List<byte[][]>> perRegion) {
+        int count = 0;
+        for (List<byte[][]> ranges : perRegion) {
+            count += ranges.size();
+        }
+        return count;
     }
 }

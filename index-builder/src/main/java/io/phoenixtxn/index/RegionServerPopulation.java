@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Client side of an index population on the region servers (VLDB'18 sec. 6.1, at the fence): one
- * {@link PopulationScan} per region of the data table as it is when the population starts, run in parallel. The
+ * {@link PopulationScan} per key range ({@link PopulationRanges}: the regions of the data table as they are when the
+ * population starts, cut at its guideposts), run in parallel. The
  * region servers scan their rows at the population's snapshot and write the index rows committed at its version;
  * the client only receives one progress result per page, so its memory does not grow with the table.
  *

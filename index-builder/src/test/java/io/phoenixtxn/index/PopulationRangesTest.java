@@ -16,7 +16,7 @@ class PopulationRangesTest {
     @Test
     void withoutGuidepostsTheRangesAreTheRegions() {
         Pair<byte[][], byte[][]> regions = regions("m");
-        assertEquals(List.of("[,m)", "[m,)"), describe(PopulationRanges.cut(regions, List.of())));
+        assertEquals(List.of("[,m)", "[m,)"), describe(PopulationRanges.cut(regions, List.of(), 100)));
     }
 
     @Test
@@ -25,7 +25,7 @@ class PopulationRangesTest {
         Pair<byte[][], byte[][]> regions = regions("m");
         List<byte[]> guideposts = keys("", "a", "f", "m", "q", "z");
         assertEquals(List.of("[,a)", "[a,f)", "[f,m)", "[m,q)", "[q,z)", "[z,)"),
-                describe(PopulationRanges.cut(regions, guideposts)));
+                describe(PopulationRanges.cut(regions, guideposts, 100)));
     }
 
     @Test
@@ -34,7 +34,27 @@ class PopulationRangesTest {
         Pair<byte[][], byte[][]> regions = regions("g", "p");
         List<byte[]> guideposts = keys("b", "c", "s");
         assertEquals(List.of("[,b)", "[b,c)", "[c,g)", "[g,p)", "[p,s)", "[s,)"),
-                describe(PopulationRanges.cut(regions, guideposts)));
+                describe(PopulationRanges.cut(regions, guideposts, 100)));
+    }
+
+    @Test
+    void theRangesComeRoundRobinOverTheRegionsSoThreadsStartOnDifferentRegions() {
+        Pair<byte[][], byte[][]> regions = regions("m");
+        assertEquals(List.of("[,c)", "[m,q)", "[c,f)", "[q,)", "[f,m)"),
+                inOrderGiven(PopulationRanges.cut(regions, keys("c", "f", "q"), 100)));
+    }
+
+    @Test
+    void manyGuidepostsAreThinnedEvenlyToTheRangeBudget() {
+        List<byte[]> guideposts = new ArrayList<>();
+        for (char c = 'a'; c <= 'y'; c++) {
+            guideposts.add(Bytes.toBytes(String.valueOf(c)));
+        }
+        // 25 guideposts, one region, a budget of 6 ranges: 5 cuts spread over the guideposts.
+        assertEquals(List.of("[,e)", "[e,i)", "[i,m)", "[m,q)", "[q,u)", "[u,)"),
+                describe(PopulationRanges.cut(regions(), guideposts, 6)));
+        // As many regions as the budget: no cuts at all.
+        assertEquals(List.of("[,m)", "[m,)"), describe(PopulationRanges.cut(regions("m"), guideposts, 2)));
     }
 
     private static Pair<byte[][], byte[][]> regions(String... boundaries) {
@@ -57,7 +77,14 @@ class PopulationRangesTest {
         return out;
     }
 
+    /** The ranges in key order (they come round-robin over the regions). */
     private static List<String> describe(Pair<byte[][], byte[][]> ranges) {
+        List<String> out = inOrderGiven(ranges);
+        out.sort((a, b) -> a.startsWith("[,") ? -1 : b.startsWith("[,") ? 1 : a.compareTo(b));
+        return out;
+    }
+
+    private static List<String> inOrderGiven(Pair<byte[][], byte[][]> ranges) {
         List<String> out = new ArrayList<>();
         for (int i = 0; i < ranges.getFirst().length; i++) {
             out.add("[" + Bytes.toString(ranges.getFirst()[i]) + "," + Bytes.toString(ranges.getSecond()[i]) + ")");

@@ -422,13 +422,14 @@ public final class TxnSettings {
     public static final Setting<Boolean> INDEX_POPULATION_ON_REGION_SERVERS = add(Setting.flag(Group.DATA_PLANE,
             "phoenix.txn.index.population.on.region.servers", true,
             "`true`: CREATE INDEX on a transactional table populates the index on the region servers, one scan per "
-                    + "region at the fence, nothing held on the client (design.md sec. 4.4); `false`, and for view, "
+                    + "key range (the regions, cut at the table's guideposts) at the fence, nothing held on the client (design.md sec. 4.4); `false`, and for view, "
                     + "partial and uncovered indexes: Phoenix's own pass, an UPSERT SELECT through the client",
             R.CLIENT));
 
     public static final Setting<Long> INDEX_POPULATION_THREADS = add(Setting.number(Group.DATA_PLANE,
             "phoenix.txn.index.population.threads", 8, 1, 1024,
-            "regions a region-server population works on at once; keep it well below the region servers' "
+            "key ranges a region-server population works on at once (its regions, cut at the table's guideposts "
+                    + "into at most 4 ranges per thread); keep it well below the region servers' "
                     + "`hbase.regionserver.handler.count`: a page holds a handler of its region server while it "
                     + "writes index rows, which need a handler of the index region's server",
             R.CLIENT));
@@ -452,7 +453,7 @@ public final class TxnSettings {
 
     public static final Setting<Long> INDEX_POPULATION_ATTEMPTS = add(Setting.number(Group.DATA_PLANE,
             "phoenix.txn.index.population.attempts", 3, 1, 100,
-            "attempts per region before a region-server population fails CREATE INDEX (each one resumes after the "
+            "attempts per key range before a region-server population fails CREATE INDEX (each one resumes after the "
                     + "last row reported; HBase's client scanner already retries region moves, splits and crashes "
                     + "inside an attempt)",
             R.CLIENT));

@@ -207,10 +207,36 @@ final class Tables {
     static long collectStatistics(BenchCluster stack, String table) throws SQLException {
         try (Connection c = stack.connect(); Statement s = c.createStatement()) {
             s.execute("UPDATE STATISTICS " + table);
-            try (java.sql.ResultSet r = s.executeQuery("SELECT COUNT(*) FROM SYSTEM.STATS WHERE PHYSICAL_NAME = '"
-                    + table + "'")) {
-                return r.next() ? r.getLong(1) : 0;
+            // Phoenix collects in the background by default (phoenix.update.stats.command.async) and has already
+            // cleared the client's statistics cache: wait until the rows are there and their count stays put, then
+            // clear that cache entry again so the builds read them.
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MINUTES.toNanos(10);
+            long seen = -1;
+            long now = statisticsRows(s, table);
+            while (now == 0 || now != seen) {
+                if (System.nanoTime() > deadline) {
+                    throw new SQLException("statistics of " + table + " still being collected after 10 minutes");
+                }
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SQLException("interrupted", e);
+                }
+                seen = now;
+                now = statisticsRows(s, table);
             }
+            c.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices().invalidateStats(
+                    new org.apache.phoenix.schema.stats.GuidePostsKey(org.apache.hadoop.hbase.util.Bytes.toBytes(table),
+                            org.apache.phoenix.query.QueryConstants.DEFAULT_COLUMN_FAMILY_BYTES));
+            return now;
+        }
+    }
+
+    private static long statisticsRows(Statement s, String table) throws SQLException {
+        try (java.sql.ResultSet r = s.executeQuery("SELECT COUNT(*) FROM SYSTEM.STATS WHERE PHYSICAL_NAME = '"
+                + table + "'")) {
+            return r.next() ? r.getLong(1) : 0;
         }
     }
 

@@ -232,9 +232,7 @@ class OnlineIndexIT {
         String table = SharedStack.uniqueTable("GUIDED");
         String index = table + "_IDX";
         createTableWith300Rows(table, ", GUIDE_POSTS_WIDTH=2000"); // one region
-        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
-            s.execute("UPDATE STATISTICS " + table); // what a major compaction collects: a guidepost per 2,000 bytes
-        }
+        collectStatistics(table); // what a major compaction collects: a guidepost per 2,000 bytes
         AtomicInteger regions = new AtomicInteger();
         AtomicInteger ranges = new AtomicInteger();
         IndexBuildHooks.install(new IndexBuildHooks() {
@@ -255,6 +253,39 @@ class OnlineIndexIT {
         assertEquals(1, regions.get(), "the table has one region");
         assertTrue(ranges.get() > 1, "the region was cut at its guideposts into parallel ranges: " + ranges.get());
         IndexChecks.assertIndexEqualsTable(table, index, "K, V, N");
+    }
+
+    /**
+     * UPDATE STATISTICS, and waits for it: Phoenix collects in the background by default
+     * (phoenix.update.stats.command.async) and clears the client's statistics cache at once, so a statement right
+     * after it could cache "no guideposts". Waits until SYSTEM.STATS holds the table's rows and their count stays
+     * put between two reads, then clears that cache entry.
+     */
+    private static void collectStatistics(String table) throws Exception {
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("UPDATE STATISTICS " + table);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long seen = -1;
+            while (true) {
+                long now = statisticsRows(s, table);
+                if (now > 0 && now == seen) {
+                    break;
+                }
+                assertTrue(System.nanoTime() < deadline, "statistics of " + table + " still being collected");
+                seen = now;
+                TimeUnit.MILLISECONDS.sleep(200); // a poll interval: Phoenix offers nothing to wait on
+            }
+            c.unwrap(org.apache.phoenix.jdbc.PhoenixConnection.class).getQueryServices().invalidateStats(
+                    new org.apache.phoenix.schema.stats.GuidePostsKey(org.apache.hadoop.hbase.util.Bytes.toBytes(table),
+                            org.apache.phoenix.query.QueryConstants.DEFAULT_COLUMN_FAMILY_BYTES));
+        }
+    }
+
+    private static long statisticsRows(Statement s, String table) throws SQLException {
+        try (java.sql.ResultSet r = s.executeQuery(
+                "SELECT COUNT(*) FROM SYSTEM.STATS WHERE PHYSICAL_NAME = '" + table + "'")) {
+            return r.next() ? r.getLong(1) : 0;
+        }
     }
 
     /** A transactional table (K, V, N) with rows 0..299 committed: V = 'v<k>', N = k. */
