@@ -72,6 +72,11 @@ final class ConversionFence {
     static final String PHOENIX_TRANSACTIONAL_INDEXER = "org.apache.phoenix.index.PhoenixTransactionalIndexer";
     /** How long a transactional use waits for Phoenix's modifyTable to put our observer on the table. */
     static final long OBSERVER_WAIT_MS = 60_000;
+    /**
+     * How long the ALTER's connection's next transaction waits for it ({@link AlterSwitches}): a table whose switch
+     * does not show by then is left to its first transactional use, which waits {@link #OBSERVER_WAIT_MS}.
+     */
+    static final long EAGER_WAIT_MS = 10_000;
 
     /** What completing a switch needs of HBase and the TM; a seam for tests. */
     interface Cluster {
@@ -108,10 +113,19 @@ final class ConversionFence {
      * once after that.
      */
     static void ensure(TxnClient client, TableName table) throws IOException {
-        ensure(new HBaseCluster(client), table);
+        ensure(new HBaseCluster(client), table, OBSERVER_WAIT_MS);
+    }
+
+    /** {@link #ensure(TxnClient, TableName)} waiting at most {@code waitMs} for Phoenix's descriptor change. */
+    static void ensure(TxnClient client, TableName table, long waitMs) throws IOException {
+        ensure(new HBaseCluster(client), table, waitMs);
     }
 
     static void ensure(Cluster cluster, TableName table) throws IOException {
+        ensure(cluster, table, OBSERVER_WAIT_MS);
+    }
+
+    static void ensure(Cluster cluster, TableName table, long waitMs) throws IOException {
         Incarnation incarnation = new Incarnation(table, cluster.incarnation(table));
         if (SETTLED.contains(incarnation)) {
             return;
@@ -120,7 +134,7 @@ final class ConversionFence {
             if (SETTLED.contains(incarnation)) {
                 return;
             }
-            TableDescriptor descriptor = awaitSwitch(cluster, table);
+            TableDescriptor descriptor = awaitSwitch(cluster, table, waitMs);
             if (descriptor == null) {
                 return; // not a table of ours: ObserverCheck refuses its reads with the reason
             }
@@ -265,10 +279,10 @@ final class ConversionFence {
      * The descriptor once Phoenix's switch reached it (our observer, or Phoenix's converted marker). Phoenix uses a
      * table transactionally once SYSTEM.CATALOG says so, and its ALTER updates the catalog first and then submits the
      * modifyTable without waiting for it (no polling for a property-only ALTER): for a moment the descriptor lags.
-     * Waits up to {@value #OBSERVER_WAIT_MS} ms for it, then gives up (null).
+     * Waits up to {@code waitMs} for it, then gives up (null).
      */
-    private static TableDescriptor awaitSwitch(Cluster cluster, TableName table) throws IOException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(OBSERVER_WAIT_MS);
+    private static TableDescriptor awaitSwitch(Cluster cluster, TableName table, long waitMs) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         long pauseMs = 10;
         while (true) {
             TableDescriptor descriptor = cluster.descriptor(table);

@@ -24,11 +24,15 @@ import org.apache.phoenix.exception.SQLExceptionCode;
 import org.apache.phoenix.exception.SQLExceptionInfo;
 import org.apache.phoenix.execute.MutationState;
 import org.apache.phoenix.jdbc.PhoenixConnection;
+import org.apache.phoenix.jdbc.PhoenixDatabaseMetaData;
 import org.apache.phoenix.schema.PTable;
+import org.apache.phoenix.schema.PTableType;
 import org.apache.phoenix.transaction.PhoenixTransactionClient;
 import org.apache.phoenix.transaction.PhoenixTransactionContext;
 import org.apache.phoenix.transaction.TransactionFactory;
 import org.apache.phoenix.util.PhoenixRuntime;
+import org.apache.phoenix.util.SchemaUtil;
+import org.apache.phoenix.util.TransactionUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +40,7 @@ import java.io.IOException;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -243,6 +248,14 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
         }
         emptyAtSnapshot = Set.of();
         mapperView = false;
+        if (AlterSwitches.switchAsked() && AlterSwitches.calledForDdlTimestamp()) {
+            installCatalogObserver(); // inside Phoenix's ALTER ... SET TRANSACTIONAL=true, before its catalog write
+            AlterSwitches.observerInstalled();
+        }
+        Long alteredSince = AlterSwitches.takePending(connection);
+        if (alteredSince != null) {
+            completeSwitchesSince(alteredSince); // before this transaction's start: it follows their fences
+        }
         long inherited = ReplayGuard.takeInheritedConflictStart(connection);
         boolean afterRefusal = RefusedRoutes.takeMustBeginEagerly(connection);
         PhoenixTxnClient client = phoenixClient();
@@ -256,6 +269,58 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
             return;
         }
         tx = beginAtTm(client, inherited);
+    }
+
+    /** {@link CatalogObserverInstaller} on this connection's cluster; a failure refuses the ALTER, which wrote nothing. */
+    private void installCatalogObserver() throws SQLException {
+        try {
+            org.apache.hadoop.hbase.client.Connection hbase = client().connection();
+            CatalogObserverInstaller.ensure(CatalogObserverInstaller.of(hbase, catalogTable(hbase)),
+                    hbase.getConfiguration().getInt(ConversionFence.PHOENIX_COPROCESSOR_PRIORITY,
+                            ConversionFence.DEFAULT_PHOENIX_COPROCESSOR_PRIORITY) - 10);
+        } catch (IOException | RuntimeException e) {
+            throw new SQLExceptionInfo.Builder(SQLExceptionCode.CANNOT_ALTER_TABLE_FROM_NON_TXN_TO_TXNL)
+                    .setMessage("phoenix-txn could not install " + CatalogObserverInstaller.OBSERVER + " on"
+                            + " SYSTEM.CATALOG (" + e.getMessage() + "); the region servers and the master need the"
+                            + " phoenix-txn jar on their classpath (docs/deployment.md), and this client the right to"
+                            + " modify SYSTEM.CATALOG. Nothing was changed")
+                    .setRootCause(e).build().buildException();
+        }
+    }
+
+    private static TableName catalogTable(org.apache.hadoop.hbase.client.Connection hbase) {
+        return SchemaUtil.getPhysicalTableName(PhoenixDatabaseMetaData.SYSTEM_CATALOG_NAME_BYTES,
+                hbase.getConfiguration());
+    }
+
+    /**
+     * Completes the switch of every table an ALTER on this connection made transactional (AlterSwitches): the tables
+     * and indexes whose catalog header was written {@code TRANSACTIONAL=true} since the ALTER's DDL time
+     * ({@link SwitchedTables}: read from SYSTEM.CATALOG, as Phoenix may have dropped them from its cache). Each is
+     * waited for and fenced once ({@link ConversionFence}; tables created transactional meanwhile are only looked
+     * at). A table that fails is logged and left to its first transactional use, which completes the switch then.
+     */
+    private void completeSwitchesSince(long ddlTimeMs) {
+        List<TableName> candidates;
+        TxnClient txnClient;
+        try {
+            txnClient = client();
+            org.apache.hadoop.hbase.client.Connection hbase = txnClient.connection();
+            candidates = SwitchedTables.since(hbase, catalogTable(hbase), ddlTimeMs,
+                    SchemaUtil.isNamespaceMappingEnabled(PTableType.TABLE, connection.getQueryServices().getProps()));
+        } catch (IOException | SQLException | RuntimeException e) {
+            LOG.warn("Could not read which tables the ALTER on this connection made transactional ({}); the first"
+                    + " transactional use of each completes its switch", e.toString(), e);
+            return;
+        }
+        for (TableName table : candidates) {
+            try {
+                ConversionFence.ensure(txnClient, table, ConversionFence.EAGER_WAIT_MS);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("Could not complete the switch of {} to transactional right after the ALTER ({}); its first"
+                        + " transactional use completes it", table, e.toString(), e);
+            }
+        }
     }
 
     private Transaction beginAtTm(PhoenixTxnClient provider, long inherited) throws SQLException {
@@ -836,6 +901,40 @@ final class PhoenixTxnContext implements PhoenixTransactionContext {
      */
     @Override
     public long getTransactionId() {
+        long id = transactionId();
+        if (AlterSwitches.switchAsked() && AlterSwitches.calledForDdlTimestamp()) {
+            tookAlterTimestamp(id);
+        }
+        return id;
+    }
+
+    /**
+     * Phoenix's ALTER ... SET TRANSACTIONAL=true took its DDL timestamp from this transaction (AlterSwitches): the
+     * catalog observer is in place (begin() installed it, unless the transaction already ran), and the connection's
+     * next transaction completes the switches this ALTER makes.
+     */
+    private void tookAlterTimestamp(long id) {
+        if (connection == null) {
+            return;
+        }
+        if (!AlterSwitches.observerInstalledForMark()) {
+            // The ALTER ran inside a transaction already begun, so begin() did not install it: Phoenix's
+            // getTableTimestamp declares no exception here, so a failure fails the ALTER, before its catalog write.
+            try {
+                installCatalogObserver();
+            } catch (SQLException e) {
+                AlterSwitches.takeAsked();
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+        }
+        AlterSwitches.takeAsked();
+        AlterSwitches.pending(connection, TransactionUtil.convertToMilliseconds(id) - PENDING_SWITCH_MARGIN_MS);
+    }
+
+    /** Tables converted this long before the ALTER's DDL time are looked at too (clock steps, provisional ids). */
+    private static final long PENDING_SWITCH_MARGIN_MS = 1_000;
+
+    private long transactionId() {
         if (deferred && mayStayDeferred()) {
             return provisionalId;
         }

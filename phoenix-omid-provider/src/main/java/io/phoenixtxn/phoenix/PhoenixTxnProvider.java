@@ -82,13 +82,13 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
      * SET_TTL is supported: Phoenix moves a transactional table's TTL (CREATE TABLE, ALTER TABLE ... SET TTL, and its
      * indexes) off the HBase family TTL into the family attribute {@code dataset.table.ttl}, which our readers apply at
      * their snapshot's start and compaction-time GC at its horizon, to data, commit cells and markers together (see
-     * FamilyTtl). ALTER_NONTX_TO_TX is supported where the JVM opts in
-     * ({@code -Dphoenix.txn.alter.to.transactional=true}, {@link TxnSettings#ALTER_TO_TRANSACTIONAL}: Phoenix asks
-     * without a configuration; off by default, since Phoenix 5.2.1 leaves an index that exists at the switch without a
-     * provider): Phoenix marks the table and its indexes
+     * FamilyTtl). ALTER_NONTX_TO_TX is supported unless the JVM opts out
+     * ({@code -Dphoenix.txn.alter.to.transactional=false}, {@link TxnSettings#ALTER_TO_TRANSACTIONAL}: Phoenix asks
+     * without a configuration): Phoenix marks the table and its indexes
      * {@code data.tx.read.pre.existing=true}, under which region servers read cells written before the switch as
-     * committed ("committed below" rule, PreTransactionalCells) and refuse non-transactional writes, and the first
-     * transactional writer draws the table's write fence ({@link ConversionFence}). The other flags answer
+     * committed ("committed below" rule, PreTransactionalCells) and refuse non-transactional writes; the switch is
+     * completed and fenced by the ALTER's connection's next transaction or the first transactional use of the table
+     * ({@link ConversionFence}), and the indexes get their provider in the catalog ({@link AlterSwitches}). The other flags answer
      * "unsupported", each for a reason (see docs/compatibility.md): COLUMN_ENCODING
      * (encoded qualifiers start with 0x00 and would sort beside commit cells), MAINTAIN_LOCAL_INDEX_ON_SERVER and
      * ALLOW_LOCAL_INDEX (local indexes are not transactional here).
@@ -96,7 +96,11 @@ public final class PhoenixTxnProvider implements PhoenixTransactionProvider {
     @Override
     public boolean isUnsupported(Feature feature) {
         if (feature == Feature.ALTER_NONTX_TO_TX) {
-            return !TxnSettings.ALTER_TO_TRANSACTIONAL.get(System::getProperty); // read per call: a JVM-wide switch
+            boolean allowed = TxnSettings.ALTER_TO_TRANSACTIONAL.get(System::getProperty); // per call: JVM-wide
+            if (allowed) {
+                AlterSwitches.askedToSwitch(); // this thread's next DDL timestamp is the ALTER's
+            }
+            return !allowed;
         }
         return feature != Feature.SET_TTL;
     }

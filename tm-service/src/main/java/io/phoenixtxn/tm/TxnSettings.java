@@ -65,12 +65,11 @@ public final class TxnSettings {
             R.CLIENT));
 
     public static final Setting<Boolean> ALTER_TO_TRANSACTIONAL = add(Setting.flag(Group.GENERAL,
-            "phoenix.txn.alter.to.transactional", false,
+            "phoenix.txn.alter.to.transactional", true,
             "`true` lets Phoenix make a live non-transactional table transactional (`ALTER TABLE t SET "
                     + "TRANSACTIONAL=true`: the provider answers `isUnsupported(ALTER_NONTX_TO_TX)` with `false`; "
-                    + "docs/compatibility.md, \"Making a table transactional\"). Off by default: Phoenix asks without "
-                    + "any configuration, and Phoenix 5.2.1 leaves an index that exists at the switch without a "
-                    + "transaction provider (error 1092), so drop a table's indexes before the switch",
+                    + "docs/compatibility.md, \"Making a table transactional\"); `false` makes Phoenix refuse it "
+                    + "(error 1093). A system property because Phoenix asks without any configuration",
             R.CLIENT).readFrom("JVM system property"));
 
     public static final Setting<String> TM_MODE = add(Setting.choice(Group.GENERAL,
@@ -369,12 +368,12 @@ public final class TxnSettings {
 
     public static final Setting<String> COMMITTED_BELOW_TABLE_ATTRIBUTE = add(Setting.text(Group.STORAGE,
             "phoenix.txn.committed.below", null,
-            "written by the first transactional use of a table converted by `ALTER TABLE ... SET "
-                    + "TRANSACTIONAL=true` (Phoenix marks such tables `data.tx.read.pre.existing=true`; needs "
-                    + "`phoenix.txn.alter.to.transactional`): the write fence drawn once every region refuses "
-                    + "non-transactional writes, so that it is drawn once per table. Until it is present, "
-                    + "transactional reads and writes of the table wait for the switch to complete (up to 60 s for "
-                    + "Phoenix's own modifyTable) and complete it",
+            "written when the switch of a table converted by `ALTER TABLE ... SET TRANSACTIONAL=true` (Phoenix "
+                    + "marks such tables `data.tx.read.pre.existing=true`) is completed, by the next transaction "
+                    + "of the ALTER's connection or the first transactional use of the table: the write fence drawn "
+                    + "once every region refuses non-transactional writes, so that it is drawn once per table. "
+                    + "Until it is present, transactional reads and writes of the table wait for the switch to "
+                    + "complete (up to 60 s for Phoenix's own modifyTable) and complete it",
             R.CLIENT).readFrom("table descriptor attribute").shownAs("absent"));
 
     public static final Setting<String> FASTPATH_TABLE_ATTRIBUTE = add(Setting.text(Group.STORAGE,

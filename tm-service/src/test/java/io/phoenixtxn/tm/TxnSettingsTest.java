@@ -42,7 +42,7 @@ class TxnSettingsTest {
     void defaultsAreUnchanged() {
         Map<String, Object> expected = new TreeMap<>();
         expected.put("phoenix.transactions.enabled", false);
-        expected.put("phoenix.txn.alter.to.transactional", false);
+        expected.put("phoenix.txn.alter.to.transactional", true);
         expected.put("phoenix.txn.tm.mode", "auto");
         expected.put("phoenix.txn.tm.conflict.entries", 4_194_304L);
         expected.put("phoenix.txn.tm.conflict.associativity", 16L);

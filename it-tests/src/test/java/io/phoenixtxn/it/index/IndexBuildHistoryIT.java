@@ -9,14 +9,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -57,6 +54,7 @@ class IndexBuildHistoryIT {
             }
             c.commit();
         }
+        LedgerBank bank = new LedgerBank(acct, log, ACCOUNTS, INITIAL);
         AtomicInteger committed = new AtomicInteger();
         AtomicInteger aborted = new AtomicInteger();
         AtomicInteger snapshots = new AtomicInteger();
@@ -79,7 +77,7 @@ class IndexBuildHistoryIT {
                         // Until every index is built, and at least ATTEMPTS_PER_WRITER transfers each.
                         for (int a = 0; a < ATTEMPTS_PER_WRITER || !indexesBuilt.get(); a++) {
                             attempts.incrementAndGet();
-                            if (transfer(c, acct, log, prefix + a)) {
+                            if (bank.transfer(c, prefix + a)) {
                                 committed.incrementAndGet();
                             } else {
                                 aborted.incrementAndGet();
@@ -95,7 +93,7 @@ class IndexBuildHistoryIT {
                     start.await();
                     while (!writersDone.get()) {
                         try {
-                            checkSnapshot(c, acct, log);
+                            bank.checkSnapshot(c);
                             readThroughAnIndex(c, acct);
                             c.commit();
                             snapshots.incrementAndGet();
@@ -120,13 +118,13 @@ class IndexBuildHistoryIT {
                 start.await();
                 try {
                     for (int i = 0; i < INDEXES; i++) {
-                        waitForCommits(committed, 10 * (i + 1));
+                        LedgerBank.waitForCommits(committed, 10 * (i + 1));
                         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
                             s.execute("CREATE INDEX " + acct + "_I" + i + " ON " + acct + " (BAL) INCLUDE (NOTE)");
                         }
                     }
                     for (int i = 0; i < DROPPED; i++) {
-                        waitForCommits(committed, 10 * (INDEXES + i + 1));
+                        LedgerBank.waitForCommits(committed, 10 * (INDEXES + i + 1));
                         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
                             s.execute("DROP INDEX " + acct + "_I" + i + " ON " + acct);
                         }
@@ -147,8 +145,8 @@ class IndexBuildHistoryIT {
             pool.shutdownNow();
         }
         try (Connection c = SharedStack.connect()) {
-            checkSnapshot(c, acct, log);
-            assertEquals(committed.get(), count(c, log), "one ledger row per acknowledged transfer");
+            bank.checkSnapshot(c);
+            assertEquals(committed.get(), bank.transfers(c), "one ledger row per acknowledged transfer");
         }
         for (int i = DROPPED; i < INDEXES; i++) {
             IndexChecks.assertIndexEqualsTable(acct, acct + "_I" + i, "ID, BAL, NOTE");
@@ -163,45 +161,6 @@ class IndexBuildHistoryIT {
         assertTrue(snapshots.get() > 0);
     }
 
-    /** One read-modify-write transfer, logged; false when it aborted with 523 (the application would retry). */
-    private static boolean transfer(Connection c, String acct, String log, String id) throws SQLException {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        int from = random.nextInt(ACCOUNTS);
-        int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-        long amount = 1 + random.nextInt(20);
-        try {
-            long a = balance(c, acct, from);
-            long b = balance(c, acct, to);
-            try (Statement s = c.createStatement()) {
-                s.executeUpdate("UPSERT INTO " + acct + " (ID, BAL) VALUES (" + from + ", " + (a - amount) + ")");
-                s.executeUpdate("UPSERT INTO " + acct + " (ID, BAL) VALUES (" + to + ", " + (b + amount) + ")");
-                s.executeUpdate("UPSERT INTO " + log + " VALUES ('" + id + "', " + from + ", " + to + ", " + amount
-                        + ")");
-            }
-            c.commit();
-            return true;
-        } catch (SQLException e) {
-            if (e.getErrorCode() != 523) {
-                throw e;
-            }
-            c.rollback();
-            return false;
-        }
-    }
-
-    private static void checkSnapshot(Connection c, String acct, String log) throws SQLException {
-        Map<Long, Long> balances = pairs(c, "SELECT /*+ NO_INDEX */ ID, BAL FROM " + acct);
-        assertEquals(ACCOUNTS, balances.size());
-        assertEquals(ACCOUNTS * INITIAL, balances.values().stream().mapToLong(Long::longValue).sum(), "total");
-        Map<Long, Long> out = pairs(c, "SELECT SRC, SUM(AMT) FROM " + log + " GROUP BY SRC");
-        Map<Long, Long> in = pairs(c, "SELECT DST, SUM(AMT) FROM " + log + " GROUP BY DST");
-        for (Map.Entry<Long, Long> account : balances.entrySet()) {
-            long expected = INITIAL + in.getOrDefault(account.getKey(), 0L) - out.getOrDefault(account.getKey(), 0L);
-            assertEquals(expected, account.getValue(), "ledger of account " + account.getKey()
-                    + " (a lost update makes a balance disagree with its transfers)");
-        }
-    }
-
     /** A query the optimizer serves from an index on BAL while there is one (covered: ID, BAL). */
     private static void readThroughAnIndex(Connection c, String acct) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT ID, BAL FROM " + acct
@@ -211,39 +170,6 @@ class IndexBuildHistoryIT {
                 rows++;
             }
             assertTrue(rows <= ACCOUNTS, "rows: " + rows);
-        }
-    }
-
-    private static long balance(Connection c, String acct, long id) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT BAL FROM " + acct
-                + " WHERE ID = " + id)) {
-            assertTrue(rs.next());
-            return rs.getLong(1);
-        }
-    }
-
-    private static Map<Long, Long> pairs(Connection c, String sql) throws SQLException {
-        Map<Long, Long> out = new HashMap<>();
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            while (rs.next()) {
-                out.put(rs.getLong(1), rs.getLong(2));
-            }
-        }
-        return out;
-    }
-
-    private static long count(Connection c, String table) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + table)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
-    /** Lets the writers make progress between two builds (bounded: the writers finish on their own). */
-    private static void waitForCommits(AtomicInteger committed, int atLeast) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (committed.get() < atLeast && System.nanoTime() < deadline) {
-            TimeUnit.MILLISECONDS.sleep(20);
         }
     }
 }

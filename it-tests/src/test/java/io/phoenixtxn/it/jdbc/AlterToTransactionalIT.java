@@ -12,8 +12,6 @@ import org.apache.hadoop.hbase.regionserver.HRegion;
 import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.phoenix.jdbc.PhoenixConnection;
 import org.apache.phoenix.schema.types.PLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,21 +38,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class AlterToTransactionalIT {
-    /** TxnSettings.ALTER_TO_TRANSACTIONAL: converting a live table is opt-in per JVM. */
-    private static final String OPT_IN = "phoenix.txn.alter.to.transactional";
+    /** TxnSettings.ALTER_TO_TRANSACTIONAL: a JVM can opt out of converting live tables. */
+    private static final String OPT_OUT = "phoenix.txn.alter.to.transactional";
 
     private String table;
     private String index;
-
-    @BeforeAll
-    static void optIn() {
-        System.setProperty(OPT_IN, "true");
-    }
-
-    @AfterAll
-    static void optOut() {
-        System.clearProperty(OPT_IN);
-    }
 
     @BeforeEach
     void createNonTransactionalTableWithRows() throws Exception {
@@ -88,12 +76,14 @@ class AlterToTransactionalIT {
     }
 
     @Test
-    void withoutTheOptInTheAlterIsRefusedAndTheTableStaysAsItWas() throws Exception {
-        System.clearProperty(OPT_IN);
+    void aJvmThatOptsOutRefusesTheAlterAndTheTableStaysAsItWas() throws Exception {
+        System.setProperty(OPT_OUT, "false");
         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
-            assertThrows(SQLException.class, () -> s.execute("ALTER TABLE " + table + " SET TRANSACTIONAL=true"));
+            SQLException e = assertThrows(SQLException.class,
+                    () -> s.execute("ALTER TABLE " + table + " SET TRANSACTIONAL=true"));
+            assertEquals(1093, e.getErrorCode(), e.toString()); // Phoenix's CANNOT_ALTER_TABLE_FROM_NON_TXN_TO_TXNL
         } finally {
-            System.setProperty(OPT_IN, "true");
+            System.clearProperty(OPT_OUT);
         }
         try (Table raw = SharedStack.get().hbase().getConnection().getTable(TableName.valueOf(table))) {
             assertEquals(null, raw.getDescriptor().getValue("data.tx.read.pre.existing"));
@@ -247,28 +237,102 @@ class AlterToTransactionalIT {
     }
 
     /**
-     * Phoenix 5.2.1 marks an index that exists at the switch TRANSACTIONAL without a TRANSACTION_PROVIDER
-     * (MetaDataClient.alterTable's incrementTableSeqNum passes none), so every later statement that resolves it fails
-     * with Phoenix's 1092 "Cannot mix transaction providers" (Phoenix's own ParameterizedTransactionIT.testNonTxToTxTable
-     * fails so). The documented procedure: drop the indexes before the switch, create them after it (each is populated
-     * at its fence). This pins what Phoenix does, from its metadata.
+     * An index that exists at the switch. Phoenix 5.2.1 marks it TRANSACTIONAL without a TRANSACTION_PROVIDER
+     * (MetaDataClient.alterTable's incrementTableSeqNum passes none), which Phoenix's server reads as the provider
+     * NOTAVAILABLE: every statement through the index failed with 1092 "Cannot mix transaction providers". The ALTER
+     * now puts CatalogProviderObserver on SYSTEM.CATALOG before its catalog write, which adds the provider, so every
+     * client (another connection service with a cleared cache included) resolves the index as OMID. The ALTER's
+     * connection's next transaction completes the switch of the table and of the index before it begins (both fences
+     * recorded before its first statement sends anything), so the statements right after the ALTER commit; they read
+     * through the index, and the index equals the table, pre-switch rows included.
      */
     @Test
-    void anIndexThatExistsAtTheSwitchIsLeftWithoutAProviderByPhoenix() throws Exception {
+    void anIndexThatExistsAtTheSwitchGetsItsProviderAndTheAltersConnectionCommitsRightAfter() throws Exception {
+        Map<Long, String> expected = new TreeMap<>(BEFORE_SWITCH);
         try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (N)");
-            s.execute("ALTER TABLE " + table + " SET TRANSACTIONAL=true, TRANSACTION_PROVIDER='OMID'");
-            PhoenixConnection phoenix = c.unwrap(PhoenixConnection.class);
-            phoenix.getQueryServices().clearCache();
-            org.apache.phoenix.schema.PTable dataTable = phoenix.getTable(
-                    new org.apache.phoenix.schema.PTableKey(null, table));
-            org.apache.phoenix.schema.PTable indexTable = phoenix.getTable(
-                    new org.apache.phoenix.schema.PTableKey(null, index));
-            assertEquals(org.apache.phoenix.transaction.TransactionFactory.Provider.OMID,
-                    dataTable.getTransactionProvider());
-            assertTrue(indexTable.isTransactional(), "Phoenix made the index transactional");
-            assertEquals(org.apache.phoenix.transaction.TransactionFactory.Provider.NOTAVAILABLE,
-                    indexTable.getTransactionProvider(), "... without a provider (reads say 1092)");
+            c.setAutoCommit(false);
+            s.execute("ALTER TABLE " + table + " SET TRANSACTIONAL=true");
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (21, 'v21', 121)");
+            for (String t : new String[] {table, index}) {
+                assertTrue(descriptor(t).getValue("phoenix.txn.committed.below") != null,
+                        t + "'s switch was completed when the transaction after the ALTER began: " + descriptor(t));
+            }
+            s.executeUpdate("UPSERT INTO " + table + " (K, N) VALUES (1, 1001)");
+            String query = "SELECT K, N FROM " + table + " WHERE V = 'v1'";
+            try (ResultSet plan = s.executeQuery("EXPLAIN " + query)) {
+                StringBuilder text = new StringBuilder();
+                while (plan.next()) {
+                    text.append(plan.getString(1)).append('\n');
+                }
+                assertTrue(text.toString().contains(index), "the query reads through the index: " + text);
+            }
+            try (ResultSet rs = s.executeQuery(query)) {
+                assertTrue(rs.next());
+                assertEquals(1001, rs.getLong(2), "the transaction reads its own write through the index");
+            }
+            c.commit(); // before, the first commit after the switch aborted with 523 (it began before the fences)
+            expected.put(21L, "v21|121");
+            expected.put(1L, "v1|1001");
+        }
+        try (Connection other = SharedStack.connectAsAnotherClient()) {
+            other.unwrap(PhoenixConnection.class).getQueryServices().clearCache();
+            for (String t : new String[] {table, index}) {
+                org.apache.phoenix.schema.PTable resolved = org.apache.phoenix.util.PhoenixRuntime.getTable(other, t);
+                assertTrue(resolved.isTransactional(), t);
+                assertEquals(org.apache.phoenix.transaction.TransactionFactory.Provider.OMID,
+                        resolved.getTransactionProvider(), t + " names its provider in the catalog");
+            }
+            other.setAutoCommit(false);
+            try (Statement s = other.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT K FROM " + table + " WHERE V = 'v2'")) {
+                assertTrue(rs.next(), "another client reads through the index (no 1092)");
+                assertEquals(2, rs.getLong(1));
+            }
+            other.commit();
+        }
+        assertEquals(expected, IndexChecks.assertIndexEqualsTable(table, index, "K, V, N"));
+    }
+
+    /**
+     * The ALTER's connection's next transaction completes the switch even when it begins on another table, before
+     * anything resolved the converted one again (Phoenix's ALTER dropped it, with its index, from the metadata cache):
+     * the tables to complete are read from the catalog. Also under auto-commit, where the transaction begins lazily.
+     */
+    @Test
+    void theNextTransactionOfTheAltersConnectionBeginsAfterTheFencesWhateverItReadsFirst() throws Exception {
+        String other = SharedStack.uniqueTable("ALTERTX_FIRST");
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + other + " (K BIGINT PRIMARY KEY, N BIGINT) TRANSACTIONAL=true");
+            s.execute("CREATE INDEX " + index + " ON " + table + " (V) INCLUDE (N)");
+            c.setAutoCommit(false);
+            s.execute("ALTER TABLE " + table + " SET TRANSACTIONAL=true");
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + other)) { // the transaction begins here
+                assertTrue(rs.next());
+            }
+            s.executeUpdate("UPSERT INTO " + table + " VALUES (22, 'v22', 122)");
+            c.commit();
+        }
+        String second = SharedStack.uniqueTable("ALTERTX_AUTO");
+        try (Connection c = SharedStack.connect(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.execute("CREATE TABLE " + second + " (K BIGINT PRIMARY KEY, N BIGINT)");
+            s.executeUpdate("UPSERT INTO " + second + " VALUES (1, 1)");
+            s.execute("ALTER TABLE " + second + " SET TRANSACTIONAL=true");
+            assertEquals(1, s.executeUpdate("UPSERT INTO " + second + " VALUES (2, 2)"), "no 523 under auto-commit");
+            try (ResultSet rs = s.executeQuery("SELECT SUM(N) FROM " + second)) {
+                assertTrue(rs.next());
+                assertEquals(3, rs.getLong(1));
+            }
+        }
+        Map<Long, String> expected = new TreeMap<>(BEFORE_SWITCH);
+        expected.put(22L, "v22|122");
+        assertEquals(expected, IndexChecks.assertIndexEqualsTable(table, index, "K, V, N"));
+    }
+
+    private static org.apache.hadoop.hbase.client.TableDescriptor descriptor(String name) throws java.io.IOException {
+        try (Admin admin = SharedStack.get().hbase().getConnection().getAdmin()) {
+            return admin.getDescriptor(TableName.valueOf(name));
         }
     }
 
@@ -325,7 +389,7 @@ class AlterToTransactionalIT {
      * The SQL error code, also where Phoenix wraps it: a refused non-transactional write reaches the application as
      * Phoenix's CommitException (code 0) whose cause is the region server's SQL error.
      */
-    private static int errorCode(SQLException e) {
+    static int errorCode(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof SQLException && ((SQLException) t).getErrorCode() != 0) {
                 return ((SQLException) t).getErrorCode();
