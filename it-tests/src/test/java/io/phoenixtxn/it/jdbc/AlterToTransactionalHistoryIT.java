@@ -67,6 +67,7 @@ class AlterToTransactionalHistoryIT {
         LedgerBank bank = new LedgerBank(acct, log, ACCOUNTS, INITIAL);
         Map<Long, String> acknowledgedPlain = new ConcurrentHashMap<>();
         Set<Long> refusedPlain = ConcurrentHashMap.newKeySet();
+        Map<Long, String> unknownPlain = new ConcurrentHashMap<>();
         AtomicInteger sentWithoutTransaction = new AtomicInteger();
         AtomicBoolean switched = new AtomicBoolean();
         AtomicBoolean indexBuilt = new AtomicBoolean();
@@ -92,9 +93,16 @@ class AlterToTransactionalHistoryIT {
                                 s.executeUpdate("UPSERT INTO " + acct + " VALUES (" + id + ", 0, '" + note + "')");
                                 acknowledgedPlain.put(id, note);
                             } catch (SQLException e) {
+                                int code = AlterToTransactionalIT.errorCode(e);
+                                if (code == 1108) {
+                                    // Phoenix's stale region boundaries while the switch reopens the regions: the
+                                    // plain write's outcome is unknown, so the row may or may not be there.
+                                    unknownPlain.put(id, note);
+                                    return null;
+                                }
                                 // Refused by a region server that already runs the switch (523, nothing applied),
                                 // or, once the metadata says transactional, a transaction begun before the fence.
-                                assertEquals(523, AlterToTransactionalIT.errorCode(e), e.toString());
+                                assertEquals(523, code, e.toString());
                                 refusedPlain.add(id);
                                 return null;
                             } catch (NullPointerException e) {
@@ -188,6 +196,11 @@ class AlterToTransactionalHistoryIT {
         try (Connection c = SharedStack.connect()) {
             c.setAutoCommit(false);
             Map<Long, String> read = plainRows(c, acct);
+            for (Map.Entry<Long, String> unknown : unknownPlain.entrySet()) {
+                if (unknown.getValue().equals(read.get(unknown.getKey()))) {
+                    read.remove(unknown.getKey()); // a write of unknown outcome may be there, with its value
+                }
+            }
             assertEquals(new TreeMap<>(acknowledgedPlain), new TreeMap<>(read),
                     "every acknowledged plain write, and nothing of a refused one " + refusedPlain);
             bank.checkSnapshot(c);
